@@ -1,0 +1,3 @@
+from tabpilot.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,156 @@
+"""The MCP server inside the app: the official SDK's low-level Server over streamable HTTP at /mcp."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any
+
+import mcp_types as types
+from aiohttp import web
+from mcp.server.context import ServerRequestContext
+from mcp.server.lowlevel import Server
+from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+from mcp.server.transport_security import TransportSecuritySettings
+from mcp_types import CLIENT_INFO_META_KEY
+
+from tabpilot import __version__
+from tabpilot.agent import results
+from tabpilot.agent.asgi import AsgiMount
+from tabpilot.agent.tools import build_tools
+from tabpilot.engine.core import Engine
+from tabpilot.engine.errors import TabpilotError, new_log_ref
+
+log = logging.getLogger("tabpilot.mcp")
+
+INSTRUCTIONS = (
+    "Tabpilot works in the user's own browser, on localhost. Reads (observe) always work; actions (interact) "
+    "need the user to switch AI Web Pilot on in the Tabpilot tray, and page-changing steps may wait for the "
+    "user's approval. Never ask the user for secrets: workflows refer to them as {{secret:NAME}}."
+)
+
+
+def agent_name(ctx: ServerRequestContext[Any]) -> str:
+    params = ctx.session.client_params
+    info: Any = params.client_info if params is not None else (ctx.meta or {}).get(CLIENT_INFO_META_KEY)
+    if isinstance(info, dict):
+        name, version = info.get("name"), info.get("version")
+    elif info is not None:
+        name, version = info.name, info.version
+    else:
+        return "agent"
+    return f"{name} {version}".strip() if name else "agent"
+
+
+class _ProgressRelay:
+    """Engine progress (sync callbacks) to MCP progress notifications, in order, without blocking the job."""
+
+    def __init__(self, ctx: ServerRequestContext[Any]) -> None:
+        self._ctx = ctx
+        self._queue: asyncio.Queue[tuple[float, float | None, str] | None] = asyncio.Queue()
+        self._task = asyncio.get_running_loop().create_task(self._pump())
+
+    def __call__(self, completed: int, total: int | None, message: str) -> None:
+        self._queue.put_nowait((float(completed), None if total is None else float(total), message))
+
+    async def _pump(self) -> None:
+        while (item := await self._queue.get()) is not None:
+            completed, total, message = item
+            try:
+                await self._ctx.session.report_progress(completed, total, message or None)
+            except Exception:
+                log.debug("progress notification dropped", exc_info=True)
+
+    async def close(self) -> None:
+        """Deliver what is queued before the result goes out."""
+        self._queue.put_nowait(None)
+        await self._task
+
+
+class McpEndpoint:
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self._tools = build_tools(engine.registry)
+        self.server: Server[Any] = Server(
+            "tabpilot",
+            version=__version__,
+            instructions=INSTRUCTIONS,
+            on_list_tools=self._list_tools,
+            on_call_tool=self._call_tool,
+        )
+        self.server.middleware = []
+        self.manager = StreamableHTTPSessionManager(
+            app=self.server,
+            json_response=False,
+            stateless=False,
+            security_settings=TransportSecuritySettings(
+                enable_dns_rebinding_protection=True,
+                allowed_hosts=["127.0.0.1:*", "localhost:*", "[::1]:*"],
+                allowed_origins=[],
+            ),
+        )
+        self._mount = AsgiMount(self.manager.handle_request)
+        self._owner: asyncio.Task[None] | None = None
+        self._started = asyncio.Event()
+        self._stop = asyncio.Event()
+        self.closing = False
+
+    async def _list_tools(
+        self, ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=self._tools)
+
+    async def _call_tool(
+        self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
+    ) -> types.CallToolResult:
+        progress = _ProgressRelay(ctx) if (ctx.meta or {}).get("progress_token") is not None else None
+        try:
+            result = await self.engine.call(
+                params.name, dict(params.arguments or {}), agent=agent_name(ctx), progress=progress
+            )
+            return results.success(result)
+        except TabpilotError as exc:
+            return results.failure(exc.envelope())
+        except Exception:
+            ref = new_log_ref()
+            log.exception("MCP call %s failed [%s]", params.name, ref)
+            return results.failure(
+                {
+                    "error": "internal",
+                    "message": f"Tabpilot hit an internal error; see its log under {ref}.",
+                    "log_ref": ref,
+                }
+            )
+        finally:
+            if progress is not None:
+                await progress.close()
+
+    # -- lifecycle: the manager's run() must be entered and left by one task -----------------------
+
+    async def _own(self) -> None:
+        async with self.manager.run():
+            self._started.set()
+            await self._stop.wait()
+
+    async def start(self) -> None:
+        self._owner = asyncio.get_running_loop().create_task(self._own())
+        waiter = asyncio.ensure_future(self._started.wait())
+        done, _ = await asyncio.wait({self._owner, waiter}, return_when=asyncio.FIRST_COMPLETED)
+        if self._owner in done:
+            waiter.cancel()
+            self._owner.result()
+
+    async def handle(self, request: web.Request) -> web.StreamResponse:
+        if self.closing:
+            return web.json_response({"error": "unavailable", "message": "Tabpilot is stopping."}, status=503)
+        return await self._mount(request)
+
+    async def stop(self) -> None:
+        self.closing = True
+        self._mount.cancel_inflight()
+        self._stop.set()
+        if self._owner is not None:
+            try:
+                await asyncio.wait_for(self._owner, 5)
+            except (TimeoutError, asyncio.CancelledError):
+                log.debug("MCP session manager did not stop in time")

@@ -1,0 +1,239 @@
+"""The composition root: wires the engine to the bridge, the MCP endpoint, the keyring and the browser."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import time
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from tabpilot import __version__
+from tabpilot.agent.server import McpEndpoint
+from tabpilot.bridge.link import ExtensionLink
+from tabpilot.bridge.protocol import Hello, Refused
+from tabpilot.bridge.server import BridgeHooks, BridgeServer
+from tabpilot.browser.managed import ManagedBrowser
+from tabpilot.engine.catalog import build_registry
+from tabpilot.engine.core import Engine
+from tabpilot.engine.errors import TabpilotError, new_log_ref
+from tabpilot.engine.ports import ApprovalPort
+from tabpilot.paths import Paths
+from tabpilot.resources import extension_origin
+from tabpilot.storage import statefile
+from tabpilot.storage.lock import InstanceLock
+from tabpilot.storage.settings import Settings
+from tabpilot.vault import keyring_store
+
+log = logging.getLogger("tabpilot.app")
+
+AUTO_IDLE_EXIT_S = 30 * 60
+
+
+class AlreadyRunning(RuntimeError):
+    def __init__(self, state: statefile.AppState | None) -> None:
+        where = f" (pid {state.pid}, port {state.port})" if state else ""
+        super().__init__(f"Tabpilot is already running for this home{where}.")
+        self.state = state
+
+
+@dataclass
+class AppOptions:
+    mode: Literal["tray", "serve"] = "serve"
+    browser: Literal["managed", "none"] = "managed"
+    headless: bool = False
+    pilot: bool | None = None
+    """None: the remembered setting (tray); True/False: this run only (serve --pilot)."""
+    port: int | None = None
+    auto_started: bool = False
+    idle_exit_s: float | None = None
+
+
+class App:
+    def __init__(self, paths: Paths, options: AppOptions, approvals: ApprovalPort) -> None:
+        self.paths = paths
+        self.options = options
+        self.settings = Settings.load(paths.config_file)
+        self.link = ExtensionLink()
+        self.engine = Engine(
+            build_registry(), self.link, approvals, approval_wait_ms=self.settings.approval_wait_ms
+        )
+        pilot = self.engine.pilot
+        pilot.capabilities.update(self.settings.capabilities)
+        pilot.ai_web_pilot = self.settings.ai_web_pilot if options.pilot is None else options.pilot
+        self.token = ""
+        self.bridge: BridgeServer | None = None
+        self.mcp: McpEndpoint | None = None
+        self.managed: ManagedBrowser | None = None
+        self.stopped = asyncio.Event()
+        self._started_at = time.time()
+        self._lock = InstanceLock(paths.lock_file)
+        self._tasks: set[asyncio.Task[Any]] = set()
+
+    # -- lifecycle -------------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        self.paths.ensure()
+        if not self._lock.acquire():
+            raise AlreadyRunning(statefile.read(self.paths.state_file))
+        self.token = keyring_store.get_or_create_token(self.paths.keyring_account)
+        hooks = BridgeHooks(
+            api_call=self.api_call,
+            status=self.status,
+            stop=self.request_stop,
+            admit=self._admit,
+            welcome_state=self._link_state,
+        )
+        self.bridge = BridgeServer(self.link, self.token, extension_origin(), hooks)
+        port = self.options.port if self.options.port is not None else self.settings.port
+        await self.bridge.start(port, fallback=self.options.port is None)
+        self.mcp = McpEndpoint(self.engine)
+        await self.mcp.start()
+        self.bridge.mcp_handler = self.mcp.handle
+        self.link.subscribe(self.engine.set_browser_connected)
+        self.engine.pilot.subscribe(lambda _p: self._spawn(self._push_state()))
+        statefile.write(
+            self.paths.state_file,
+            statefile.AppState(
+                pid=os.getpid(),
+                port=self.bridge.port,
+                mode=self.options.mode,
+                auto_started=self.options.auto_started,
+                version=__version__,
+                started_at=self._started_at,
+            ),
+        )
+        log.info(
+            "Tabpilot %s %s on 127.0.0.1:%d (home %s, pilot %s)",
+            __version__,
+            self.options.mode,
+            self.bridge.port,
+            self.paths.data_dir,
+            "ON" if self.engine.pilot.ai_web_pilot else "off",
+        )
+        if self.options.browser == "managed":
+            self._spawn(self.open_managed_browser())
+        if self.options.idle_exit_s:
+            self._spawn(self._idle_watch(self.options.idle_exit_s))
+
+    async def open_managed_browser(self, headless: bool | None = None) -> None:
+        assert self.bridge is not None
+        if self.managed is None:
+            self.managed = ManagedBrowser(
+                self.paths,
+                headless=self.options.headless if headless is None else headless,
+                executable=self.settings.browser_executable,
+                port=self.bridge.port,
+            )
+            managed = self.managed
+            self.engine.browser_expected = lambda: (
+                managed.launching or (managed.running and not self.link.connected)
+            )
+        try:
+            await self.managed.start()
+        except Exception as exc:
+            ref = new_log_ref()
+            log.exception("the managed browser could not start [%s]", ref)
+            raise TabpilotError(
+                "internal", f"The managed browser could not start: {exc} (log ref {ref}).", log_ref=ref
+            ) from exc
+
+    async def stop(self) -> None:
+        if self.stopped.is_set():
+            return
+        log.info("stopping")
+        me = asyncio.current_task()
+        for task in list(self._tasks):
+            if task is not me:
+                task.cancel()
+        await self.engine.close()
+        if self.managed is not None:
+            await self.managed.stop()
+        if self.mcp is not None:
+            await self.mcp.stop()
+        if self.bridge is not None:
+            await self.bridge.stop()
+        statefile.remove(self.paths.state_file, os.getpid())
+        self._lock.release()
+        self.stopped.set()
+
+    def request_stop(self) -> None:
+        self._spawn(self.stop())
+
+    # -- what the bridge and the UI ask ---------------------------------------------------------------
+
+    async def api_call(self, tool: str, arguments: dict[str, Any], agent: str) -> dict[str, Any]:
+        try:
+            return {"ok": True, "result": await self.engine.call(tool, arguments, agent=agent)}
+        except TabpilotError as exc:
+            return {"ok": False, "error": exc.envelope()}
+
+    def status(self) -> dict[str, Any]:
+        assert self.bridge is not None
+        managed = self.managed
+        return {
+            "app": "tabpilot",
+            "version": __version__,
+            "pid": os.getpid(),
+            "port": self.bridge.port,
+            "mode": self.options.mode,
+            "home": str(self.paths.data_dir),
+            "auto_started": self.options.auto_started,
+            "ai_web_pilot": self.engine.pilot.ai_web_pilot,
+            "extension_connected": self.link.connected,
+            "browser": {k: v for k, v in self.link.info().items() if k != "active_url"},
+            "managed_browser": "none"
+            if managed is None
+            else "launching"
+            if managed.launching
+            else "running"
+            if managed.running
+            else "stopped",
+            "uptime_s": round(time.time() - self._started_at, 1),
+            "idle_s": round(self.engine.clock.monotonic() - self.engine.last_call, 1),
+        }
+
+    def set_pilot(self, on: bool, *, remember: bool) -> None:
+        """Only humans reach this: the tray toggle and `serve --pilot`."""
+        self.engine.pilot.set_pilot(on)
+        log.info("AI Web Pilot turned %s by the user", "ON" if on else "off")
+        if remember:
+            self.settings.ai_web_pilot = on
+            self.settings.save(self.paths.config_file)
+
+    def _admit(self, hello: Hello) -> Refused | None:
+        nonce = hello.get("managed_nonce")
+        managed = self.managed
+        if nonce is not None and (managed is None or not managed.nonce or nonce != managed.nonce):
+            return {
+                "type": "refused",
+                "code": "stale_nonce",
+                "reason": "This managed-browser launch is not ours.",
+            }
+        return None
+
+    def _link_state(self) -> dict[str, Any]:
+        return self.engine.pilot.snapshot()
+
+    async def _push_state(self) -> None:
+        await self.link.send({"type": "state", "state": self._link_state()})
+
+    async def _idle_watch(self, idle_s: float) -> None:
+        while True:
+            idle = self.engine.clock.monotonic() - self.engine.last_call
+            if idle >= idle_s and not self.engine.jobs.running():
+                log.info("no calls for %.0f minutes; stopping (started by `tabpilot mcp`)", idle / 60)
+                self.request_stop()
+                return
+            await asyncio.sleep(max(1.0, min(60.0, idle_s - idle)))
+
+    def _spawn(self, coro: Any) -> None:
+        task = asyncio.get_running_loop().create_task(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._task_done)
+
+    def _task_done(self, task: asyncio.Task[Any]) -> None:
+        self._tasks.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            log.error("background task failed: %s", task.exception())

@@ -1,0 +1,1 @@
+"""The extension-facing adapter: aiohttp on loopback, the extension's WebSocket, the local HTTP API."""

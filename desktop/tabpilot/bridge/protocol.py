@@ -1,0 +1,133 @@
+"""The versioned bridge protocol, Python side. Its twin is extension/background/protocol.js.
+
+Every frame is one JSON object with a `type`. The extension opens the socket and says `hello`;
+the app answers `welcome` (or `refused` and closes). After that the app pushes `command`s and
+the extension answers each with a `result` carrying the same `id`. Either side may send
+`event`s; the extension sends `ping` to keep its service worker alive and the app answers `pong`.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Literal, NotRequired, TypedDict
+
+PROTOCOL_VERSION = 1
+
+# The operations the extension's allow-list accepts (extension/background/commands.js).
+OPS: tuple[str, ...] = (
+    "page.info",
+    "dom.query",
+    "tabs.list",
+    "tabs.track",
+    "tab.navigate",
+    "js.execute",
+    "tab.screenshot",
+)
+
+
+class BrowserInfo(TypedDict, total=False):
+    name: str
+    version: str
+    user_agent: str
+    profile: str
+
+
+class Hello(TypedDict):
+    type: Literal["hello"]
+    protocol: int
+    extension_version: str
+    extension_id: str
+    instance_id: str
+    browser: BrowserInfo
+    managed_nonce: NotRequired[str]
+
+
+class Welcome(TypedDict):
+    type: Literal["welcome"]
+    protocol: int
+    app_version: str
+    state: dict[str, Any]
+
+
+class Refused(TypedDict):
+    type: Literal["refused"]
+    code: str
+    reason: str
+
+
+class CommandMsg(TypedDict):
+    type: Literal["command"]
+    id: str
+    op: str
+    params: dict[str, Any]
+    timeout_ms: int
+
+
+class WireError(TypedDict):
+    code: str
+    message: str
+    details: NotRequired[dict[str, Any]]
+
+
+class ResultMsg(TypedDict):
+    type: Literal["result"]
+    id: str
+    ok: bool
+    data: NotRequired[dict[str, Any]]
+    error: NotRequired[WireError]
+
+
+class EventMsg(TypedDict):
+    type: Literal["event"]
+    name: str
+    data: dict[str, Any]
+
+
+class StateMsg(TypedDict):
+    type: Literal["state"]
+    state: dict[str, Any]
+
+
+class ProtocolError(ValueError):
+    pass
+
+
+_REQUIRED: dict[str, tuple[tuple[str, type | tuple[type, ...]], ...]] = {
+    "hello": (
+        ("protocol", int),
+        ("extension_version", str),
+        ("extension_id", str),
+        ("instance_id", str),
+        ("browser", dict),
+    ),
+    "result": (("id", str), ("ok", bool)),
+    "event": (("name", str), ("data", dict)),
+    "ping": (),
+    "pong": (),
+}
+
+
+def parse_incoming(raw: str | bytes) -> dict[str, Any]:
+    """Parse and shape-check a frame from the extension; raise ProtocolError with a readable reason."""
+    try:
+        msg = json.loads(raw)
+    except ValueError as exc:
+        raise ProtocolError(f"frame is not JSON: {exc}") from exc
+    if not isinstance(msg, dict):
+        raise ProtocolError("frame is not a JSON object")
+    kind = msg.get("type")
+    if kind not in _REQUIRED:
+        raise ProtocolError(f"unknown frame type {kind!r}")
+    for name, expected in _REQUIRED[kind]:
+        if not isinstance(msg.get(name), expected):
+            raise ProtocolError(f"{kind} frame lacks a valid '{name}'")
+    if kind == "result":
+        if msg["ok"] and not isinstance(msg.get("data", {}), dict):
+            raise ProtocolError("result frame 'data' must be an object")
+        if not msg["ok"] and not isinstance(msg.get("error"), dict):
+            raise ProtocolError("failed result frame lacks 'error'")
+    return msg
+
+
+def encode(msg: Any) -> str:
+    return json.dumps(msg, separators=(",", ":"), ensure_ascii=False)

@@ -1,0 +1,240 @@
+"""The aiohttp server on 127.0.0.1: the extension's WebSocket, the local HTTP API and the MCP endpoint."""
+
+from __future__ import annotations
+
+import asyncio
+import errno
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any, cast
+
+from aiohttp import WSMsgType, web
+
+from tabpilot.bridge import auth
+from tabpilot.bridge.link import ExtensionLink
+from tabpilot.bridge.protocol import PROTOCOL_VERSION, Hello, ProtocolError, Refused, parse_incoming
+
+log = logging.getLogger("tabpilot.bridge")
+
+HELLO_TIMEOUT_S = 5.0
+HEARTBEAT_S = 4.0
+MAX_FRAME = 64 * 1024 * 1024
+
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+
+
+@dataclass
+class BridgeHooks:
+    """What the composition root plugs in: the engine-facing API and the extension admission rule."""
+
+    api_call: Callable[[str, dict[str, Any], str], Awaitable[dict[str, Any]]]
+    status: Callable[[], dict[str, Any]]
+    stop: Callable[[], None]
+    admit: Callable[[Hello], Refused | None]
+    welcome_state: Callable[[], dict[str, Any]]
+
+
+class BridgeServer:
+    def __init__(self, link: ExtensionLink, token: str, extension_origin: str, hooks: BridgeHooks) -> None:
+        self.link = link
+        self._token = token
+        self._origin = extension_origin
+        self.hooks = hooks
+        self.port = 0
+        self.mcp_handler: Handler | None = None
+        self._runner: web.AppRunner | None = None
+        self._sockets: set[web.WebSocketResponse] = set()
+        self.app = web.Application(client_max_size=8 * 1024 * 1024, middlewares=[self._guard])
+        self.app.router.add_get("/ws", self._ws)
+        self.app.router.add_get("/api/v1/status", self._status)
+        self.app.router.add_post("/api/v1/call", self._call)
+        self.app.router.add_post("/api/v1/stop", self._stop)
+        self.app.router.add_route("*", "/mcp", self._mcp)
+
+    def set_token(self, token: str) -> None:
+        self._token = token
+
+    async def start(self, port: int, *, fallback: bool = True) -> int:
+        """Listen on 127.0.0.1:`port`; when it is taken and `fallback` holds, on a free port instead."""
+        self._runner = web.AppRunner(self.app, access_log=None, handle_signals=False, shutdown_timeout=2.0)
+        await self._runner.setup()
+        for candidate in (port, 0) if fallback and port else (port,):
+            site = web.TCPSite(self._runner, "127.0.0.1", candidate, reuse_address=False)
+            try:
+                await site.start()
+            except OSError as exc:
+                if exc.errno != errno.EADDRINUSE or candidate == 0:
+                    raise
+                log.info("port %d is taken; using a free port", candidate)
+                continue
+            server = cast(asyncio.base_events.Server, site._server)
+            self.port = server.sockets[0].getsockname()[1]
+            return self.port
+        raise OSError(errno.EADDRINUSE, f"port {port} is in use")
+
+    async def stop(self) -> None:
+        for ws in list(self._sockets):
+            await ws.close(code=1001, message=b"app stopping")
+        if self._runner is not None:
+            await self._runner.cleanup()
+            self._runner = None
+
+    # -- guards ----------------------------------------------------------------------------------
+
+    @web.middleware
+    async def _guard(self, request: web.Request, handler: Handler) -> web.StreamResponse:
+        if not auth.host_ok(request.headers.get("Host"), self.port):
+            return _refuse(403, "Host not allowed")
+        if request.path == "/ws":
+            if not auth.extension_origin_ok(request.headers.get("Origin"), self._origin):
+                log.warning("refused a WebSocket upgrade from origin %r", request.headers.get("Origin"))
+                return _refuse(403, "Origin not allowed")
+            return await handler(request)
+        if auth.web_origin(request.headers.get("Origin")):
+            return _refuse(403, "Origin not allowed")
+        if not auth.bearer_ok(request.headers, self._token):
+            return web.json_response(
+                {"error": "unauthorized", "message": "A valid bearer token is required."},
+                status=401,
+                headers={"WWW-Authenticate": 'Bearer realm="tabpilot"'},
+            )
+        return await handler(request)
+
+    # -- HTTP API --------------------------------------------------------------------------------
+
+    async def _status(self, request: web.Request) -> web.StreamResponse:
+        return web.json_response(self.hooks.status())
+
+    async def _call(self, request: web.Request) -> web.StreamResponse:
+        try:
+            body = await request.json()
+        except ValueError:
+            return web.json_response({"error": "invalid_params", "message": "Body must be JSON."}, status=400)
+        if not isinstance(body, dict) or not isinstance(body.get("tool"), str):
+            return web.json_response(
+                {"error": "invalid_params", "message": "Body must be {tool, arguments}."}, status=400
+            )
+        arguments = body.get("arguments") or {}
+        if not isinstance(arguments, dict):
+            return web.json_response(
+                {"error": "invalid_params", "message": "'arguments' must be an object."}, status=400
+            )
+        agent = body.get("agent")
+        if not isinstance(agent, str) or not agent:
+            agent = "cli"
+        return web.json_response(await self.hooks.api_call(body["tool"], arguments, agent))
+
+    async def _stop(self, request: web.Request) -> web.StreamResponse:
+        asyncio.get_running_loop().call_soon(self.hooks.stop)
+        return web.json_response({"stopping": True})
+
+    async def _mcp(self, request: web.Request) -> web.StreamResponse:
+        if self.mcp_handler is None:
+            return _refuse(503, "MCP endpoint not ready")
+        return await self.mcp_handler(request)
+
+    # -- the extension's socket --------------------------------------------------------------------
+
+    async def _ws(self, request: web.Request) -> web.StreamResponse:
+        ws = web.WebSocketResponse(heartbeat=HEARTBEAT_S, max_msg_size=MAX_FRAME, compress=False)
+        await ws.prepare(request)
+        self._sockets.add(ws)
+        try:
+            hello = await self._handshake(ws)
+            if hello is not None:
+                await self._serve(ws, hello)
+        finally:
+            self._sockets.discard(ws)
+            self.link.detach(ws)
+            if not ws.closed:
+                await ws.close()
+        return ws
+
+    async def _handshake(self, ws: web.WebSocketResponse) -> Hello | None:
+        try:
+            first = await ws.receive(timeout=HELLO_TIMEOUT_S)
+        except TimeoutError:
+            await _send_refused(ws, "no_hello", "No hello within 5 s.")
+            return None
+        if first.type != WSMsgType.TEXT:
+            return None
+        try:
+            msg = parse_incoming(first.data)
+        except ProtocolError as exc:
+            await _send_refused(ws, "bad_hello", str(exc))
+            return None
+        if msg["type"] != "hello":
+            await _send_refused(ws, "bad_hello", "The first frame must be hello.")
+            return None
+        hello = cast(Hello, msg)
+        if hello["protocol"] != PROTOCOL_VERSION:
+            await _send_refused(
+                ws,
+                "protocol_mismatch",
+                f"This Tabpilot app speaks bridge protocol {PROTOCOL_VERSION}; the extension speaks "
+                f"{hello['protocol']}. Update the extension and the app to the same release.",
+            )
+            return None
+        refusal = self.hooks.admit(hello)
+        if refusal is None and self.link.connected:
+            current = self.link.hello
+            if current is not None and current["instance_id"] != hello["instance_id"]:
+                refusal = {
+                    "type": "refused",
+                    "code": "busy",
+                    "reason": "Another browser is connected to this Tabpilot app.",
+                }
+        if refusal is not None:
+            await _send_refused(ws, refusal["code"], refusal["reason"])
+            return None
+        await ws.send_json(
+            {
+                "type": "welcome",
+                "protocol": PROTOCOL_VERSION,
+                "app_version": _version(),
+                "state": self.hooks.welcome_state(),
+            }
+        )
+        return hello
+
+    async def _serve(self, ws: web.WebSocketResponse, hello: Hello) -> None:
+        previous = self.link.attach(ws, hello)
+        if previous is not None and previous is not ws:
+            await previous.close(code=4001, message=b"replaced by a newer connection")
+        async for frame in ws:
+            if frame.type != WSMsgType.TEXT:
+                continue
+            try:
+                msg = parse_incoming(frame.data)
+            except ProtocolError as exc:
+                log.warning("dropped a bad frame from the extension: %s", exc)
+                continue
+            kind = msg["type"]
+            if kind == "result":
+                self.link.resolve(msg)
+            elif kind == "ping":
+                await ws.send_str('{"type":"pong"}')
+            elif kind == "event":
+                try:
+                    await self.link.handle_event(msg["name"], msg["data"])
+                except Exception:
+                    log.exception("handling extension event %s failed", msg["name"])
+
+
+def _version() -> str:
+    from tabpilot import __version__
+
+    return __version__
+
+
+def _refuse(status: int, message: str) -> web.Response:
+    return web.json_response(
+        {"error": "forbidden" if status == 403 else "unavailable", "message": message}, status=status
+    )
+
+
+async def _send_refused(ws: web.WebSocketResponse, code: str, reason: str) -> None:
+    log.warning("refused an extension connection: %s (%s)", reason, code)
+    await ws.send_json({"type": "refused", "code": code, "reason": reason})
+    await ws.close(code=4000 + (3 if code == "protocol_mismatch" else 1), message=code.encode())

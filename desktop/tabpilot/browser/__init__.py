@@ -1,0 +1,1 @@
+"""The managed browser: Chromium launched through Playwright with the extension loaded and paired."""

@@ -1,0 +1,146 @@
+"""Launch Chromium with the bundled extension in a persistent profile; relaunch it when it dies."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import secrets
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from tabpilot.browser.discover import find_browser
+from tabpilot.paths import Paths
+from tabpilot.resources import extension_dir
+
+log = logging.getLogger("tabpilot.browser")
+
+QUIET_ARGS = (
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--no-default-browser-check",
+    "--window-size=1280,900",
+)
+RELAUNCH_DELAYS_S = (1.0, 2.0, 5.0, 10.0, 30.0)
+
+
+class ManagedBrowser:
+    def __init__(self, paths: Paths, *, headless: bool, executable: str = "", port: int = 0) -> None:
+        self.paths = paths
+        self.headless = headless
+        self.executable = executable
+        self.port = port
+        self.nonce = ""
+        """A fresh secret per launch that the extension copy presents: 'already paired' without a prompt."""
+        self.launching = False
+        self.on_change: Callable[[], None] = lambda: None
+        self._pw: Any = None
+        self._context: Any = None
+        self._stopping = False
+        self._failures = 0
+        self._relaunch: asyncio.Task[None] | None = None
+
+    @property
+    def running(self) -> bool:
+        return self._context is not None
+
+    @property
+    def context(self) -> Any:
+        """The Playwright BrowserContext (for tests and the embedded default)."""
+        return self._context
+
+    def _prepare_extension(self) -> Path:
+        target = self.paths.managed_extension
+        if target.exists():
+            shutil.rmtree(target)
+        shutil.copytree(
+            extension_dir(), target, ignore=shutil.ignore_patterns("node_modules", "*.md", "package*.json")
+        )
+        self.nonce = secrets.token_urlsafe(24)
+        (target / "managed.json").write_text(
+            json.dumps({"port": self.port, "nonce": self.nonce}), encoding="utf-8"
+        )
+        (target / "managed.json").chmod(0o600)
+        return target
+
+    async def start(self) -> None:
+        if self._context is not None or self.launching:
+            return
+        self._stopping = False
+        self.launching = True
+        self.on_change()
+        try:
+            await self._launch()
+        finally:
+            self.launching = False
+            self.on_change()
+
+    async def _launch(self) -> None:
+        from playwright.async_api import async_playwright
+
+        ext = self._prepare_extension()
+        executable = find_browser(self.executable)
+        if self._pw is None:
+            self._pw = await async_playwright().start()
+        self.paths.browser_profile.mkdir(parents=True, exist_ok=True, mode=0o700)
+        log.info(
+            "launching the managed browser (%s, %s)",
+            executable or "Playwright's Chromium",
+            "headless" if self.headless else "windowed",
+        )
+        context = await self._pw.chromium.launch_persistent_context(
+            str(self.paths.browser_profile),
+            executable_path=executable,
+            headless=self.headless,
+            no_viewport=True,
+            args=[f"--disable-extensions-except={ext}", f"--load-extension={ext}", *QUIET_ARGS],
+            ignore_default_args=["--enable-automation", "--disable-extensions"],
+        )
+        self._context = context
+        context.on("close", lambda *_: self._closed(context))
+
+    def _closed(self, context: Any) -> None:
+        if context is not self._context:
+            return
+        self._context = None
+        self.on_change()
+        if self._stopping:
+            return
+        log.warning("the managed browser went away; relaunching it")
+        self._relaunch = asyncio.get_running_loop().create_task(self._relaunch_later())
+
+    async def _relaunch_later(self) -> None:
+        delay = RELAUNCH_DELAYS_S[min(self._failures, len(RELAUNCH_DELAYS_S) - 1)]
+        self._failures += 1
+        await asyncio.sleep(delay)
+        if self._stopping:
+            return
+        try:
+            await self.start()
+            self._failures = 0
+        except Exception:
+            log.exception("relaunching the managed browser failed")
+            if not self._stopping and self._context is None:
+                self._relaunch = asyncio.get_running_loop().create_task(self._relaunch_later())
+
+    async def stop(self) -> None:
+        self._stopping = True
+        if self._relaunch is not None:
+            self._relaunch.cancel()
+        context, self._context = self._context, None
+        if context is not None:
+            try:
+                await context.close()
+            except Exception:
+                log.debug("closing the managed browser failed", exc_info=True)
+        if self._pw is not None:
+            try:
+                await self._pw.stop()
+            except Exception:
+                log.debug("stopping Playwright failed", exc_info=True)
+            self._pw = None
+        self.on_change()

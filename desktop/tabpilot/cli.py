@@ -1,0 +1,228 @@
+"""Entry points: `tabpilot` (tray), `serve`, `mcp`, `status`, `stop`, `call`."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import signal
+import sys
+import time
+from typing import Any
+
+from tabpilot import __version__
+from tabpilot.paths import Paths
+
+EXIT_NOT_RUNNING = 3
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="tabpilot",
+        description="Let AI coding agents read and drive your own browser, on localhost, under your control. "
+        "With no command: the tray app.",
+    )
+    parser.add_argument("--version", action="version", version=f"tabpilot {__version__}")
+    parser.add_argument("-v", "--verbose", action="store_true", help="log debug detail")
+    sub = parser.add_subparsers(dest="command")
+
+    serve = sub.add_parser("serve", help="run the engine and bridge with no UI (servers, CI, headless use)")
+    serve.add_argument(
+        "--browser",
+        choices=("managed", "none"),
+        default="managed",
+        help="managed: launch Chromium with the extension (default); none: wait for your own browser",
+    )
+    serve.add_argument("--headless", action="store_true", help="the managed browser has no window")
+    serve.add_argument("--pilot", action="store_true", help="AI Web Pilot is ON for this run (logged)")
+    serve.add_argument(
+        "--approve",
+        choices=("deny", "auto", "prompt"),
+        default="deny",
+        help="how steps that change a page are answered: deny (default), auto, or prompt here",
+    )
+    serve.add_argument("--port", type=int, help="port on 127.0.0.1 (default 47615, else a free one)")
+    serve.add_argument("--auto-started", action="store_true", help=argparse.SUPPRESS)
+    serve.add_argument("--idle-exit", type=float, help=argparse.SUPPRESS)
+
+    sub.add_parser("mcp", help="an MCP server on stdio; starts a headless serve when no app runs")
+    status = sub.add_parser("status", help="is the app running; its port, browser link and pilot state")
+    status.add_argument("--json", action="store_true", help="print the status as JSON")
+    sub.add_parser("stop", help="stop the running app (tray or serve)")
+    call = sub.add_parser("call", help='run one tool call: tabpilot call observe \'{"what":"page"}\'')
+    call.add_argument("tool", choices=("observe", "interact", "configure", "generate"))
+    call.add_argument("arguments", nargs="?", default="{}", help="the tool's arguments as JSON")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    paths = Paths.resolve()
+    command = args.command
+    if command is None:
+        return _tray(paths, args)
+    if command == "serve":
+        return _serve(paths, args)
+    if command == "mcp":
+        from tabpilot.agent.relay import run_relay
+
+        return run_relay(paths)
+    if command == "status":
+        return _status(paths, args)
+    if command == "stop":
+        return _stop(paths)
+    return _call(paths, args)
+
+
+def has_display() -> bool:
+    if sys.platform in ("darwin", "win32"):
+        return True
+    return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+
+
+def _tray(paths: Paths, args: argparse.Namespace) -> int:
+    if not has_display() and os.environ.get("QT_QPA_PLATFORM") != "offscreen":
+        print(
+            "tabpilot: no display found. On a server or in CI use `tabpilot serve` "
+            "(add --pilot to let agents act, --headless for no browser window).",
+            file=sys.stderr,
+        )
+        return 2
+    from tabpilot.ui.main import run_tray
+
+    return run_tray(paths, verbose=args.verbose)
+
+
+def _serve(paths: Paths, args: argparse.Namespace) -> int:
+    from tabpilot import logsetup
+    from tabpilot.app import AlreadyRunning, App, AppOptions
+    from tabpilot.approvals import headless_approvals
+    from tabpilot.vault.keyring_store import KeyringUnavailable
+
+    logsetup.configure(paths, verbose=args.verbose)
+    idle = args.idle_exit if args.idle_exit else (30 * 60 if args.auto_started else None)
+    options = AppOptions(
+        mode="serve",
+        browser=args.browser,
+        headless=args.headless,
+        pilot=bool(args.pilot),
+        port=args.port,
+        auto_started=args.auto_started,
+        idle_exit_s=idle,
+    )
+
+    async def run() -> int:
+        app = App(paths, options, headless_approvals(args.approve))
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, app.request_stop)
+        try:
+            await app.start()
+        except AlreadyRunning as exc:
+            print(f"tabpilot: {exc} Use `tabpilot stop` first.", file=sys.stderr)
+            return 1
+        except KeyringUnavailable as exc:
+            print(f"tabpilot: {exc}", file=sys.stderr)
+            return 1
+        if args.pilot:
+            import logging
+
+            logging.getLogger("tabpilot.app").warning("AI Web Pilot is ON for this run (--pilot)")
+        assert app.bridge is not None
+        print(
+            f"Tabpilot serving on 127.0.0.1:{app.bridge.port} — browser: {args.browser}"
+            f"{' (headless)' if args.headless and args.browser == 'managed' else ''}, "
+            f"AI Web Pilot {'ON' if args.pilot else 'off'}, approvals: {args.approve}. "
+            "Ctrl+C or `tabpilot stop` ends it.",
+            file=sys.stderr,
+            flush=True,
+        )
+        try:
+            await app.stopped.wait()
+        finally:
+            await app.stop()
+        return 0
+
+    return asyncio.run(run())
+
+
+def _status(paths: Paths, args: argparse.Namespace) -> int:
+    from tabpilot import client
+
+    try:
+        target = client.find(paths)
+        status: dict[str, Any] = client.request(target, "GET", "/api/v1/status", timeout=5)
+    except client.NotRunning as exc:
+        if args.json:
+            print(json.dumps({"running": False, "message": str(exc)}))
+        else:
+            print(str(exc))
+        return EXIT_NOT_RUNNING
+    if args.json:
+        print(json.dumps({"running": True, **status}, indent=2))
+        return 0
+    browser = status.get("browser") or {}
+    link = (
+        f"connected ({browser.get('name', 'browser')} {browser.get('version', '')}".rstrip()
+        + (", managed)" if browser.get("managed") else ")")
+        if status.get("extension_connected")
+        else "not connected"
+    )
+    print(f"Tabpilot {status.get('version')} is running ({status.get('mode')}, pid {status.get('pid')}).")
+    print(f"  port:         {status.get('port')}")
+    print(f"  browser link: {link}")
+    print(f"  AI Web Pilot: {'ON' if status.get('ai_web_pilot') else 'off'}")
+    print(f"  home:         {status.get('home')}")
+    return 0
+
+
+def _stop(paths: Paths) -> int:
+    from tabpilot import client
+    from tabpilot.storage import statefile
+
+    try:
+        target = client.find(paths)
+    except client.NotRunning as exc:
+        print(str(exc))
+        return EXIT_NOT_RUNNING
+    try:
+        client.request(target, "POST", "/api/v1/stop", {}, timeout=5)
+    except client.NotRunning:
+        os.kill(target.state.pid, signal.SIGTERM)
+    deadline = time.monotonic() + 15
+    while time.monotonic() < deadline and statefile.pid_alive(target.state.pid):
+        time.sleep(0.05)
+    if statefile.pid_alive(target.state.pid):
+        os.kill(target.state.pid, signal.SIGTERM)
+    print(f"Tabpilot (pid {target.state.pid}) stopped.")
+    return 0
+
+
+def _call(paths: Paths, args: argparse.Namespace) -> int:
+    from tabpilot import client
+
+    try:
+        arguments = json.loads(args.arguments)
+    except ValueError as exc:
+        print(f"tabpilot call: the arguments are not JSON: {exc}", file=sys.stderr)
+        return 2
+    try:
+        target = client.find(paths)
+        reply = client.request(
+            target,
+            "POST",
+            "/api/v1/call",
+            {"tool": args.tool, "arguments": arguments, "agent": "cli"},
+            timeout=600,
+        )
+    except client.NotRunning as exc:
+        print(str(exc), file=sys.stderr)
+        return EXIT_NOT_RUNNING
+    if reply.get("ok"):
+        result = reply["result"]
+        result.pop("_attachments", None)
+        print(json.dumps(result, indent=2, ensure_ascii=False))
+        return 0
+    print(json.dumps(reply.get("error"), indent=2, ensure_ascii=False))
+    return 1

@@ -1,0 +1,96 @@
+"""Talking to a running app from another process (status, stop, call, the MCP relay)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from dataclasses import dataclass
+from typing import Any
+
+from tabpilot.paths import Paths
+from tabpilot.storage import statefile
+from tabpilot.vault import keyring_store
+
+
+class NotRunning(RuntimeError):
+    pass
+
+
+@dataclass(frozen=True)
+class Target:
+    port: int
+    token: str
+    state: statefile.AppState
+
+    @property
+    def base(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+
+def find(paths: Paths) -> Target:
+    state = statefile.read(paths.state_file)
+    if state is None or not statefile.pid_alive(state.pid):
+        raise NotRunning("Tabpilot is not running.")
+    token = keyring_store.get_token(paths.keyring_account)
+    if not token:
+        raise NotRunning("Tabpilot's token is not in the OS keyring; start the app again.")
+    return Target(state.port, token, state)
+
+
+def request(target: Target, method: str, path: str, body: Any = None, timeout: float = 30.0) -> Any:
+    data = None if body is None else json.dumps(body).encode()
+    req = urllib.request.Request(
+        target.base + path,
+        data=data,
+        method=method,
+        headers={"Authorization": f"Bearer {target.token}", "Content-Type": "application/json"},
+    )
+    try:
+        with urllib.request.urlopen(req, timeout=timeout) as resp:
+            return json.loads(resp.read() or b"null")
+    except urllib.error.HTTPError as exc:
+        raise NotRunning(
+            f"Tabpilot answered HTTP {exc.code}: {exc.read()[:200].decode(errors='replace')}"
+        ) from exc
+    except (urllib.error.URLError, OSError) as exc:
+        raise NotRunning(f"Tabpilot is not answering on port {target.port}: {exc}") from exc
+
+
+def start_background_serve(paths: Paths, timeout_s: float = 30.0) -> Target:
+    """Start `tabpilot serve --browser managed --headless` (pilot off) detached, and wait until it answers."""
+    log = paths.log_dir / "serve-autostart.log"
+    paths.log_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+    with open(log, "ab") as out:
+        subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "tabpilot",
+                "serve",
+                "--browser",
+                "managed",
+                "--headless",
+                "--auto-started",
+            ],
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=out,
+            start_new_session=True,
+            env=os.environ.copy(),
+        )
+    deadline = time.monotonic() + timeout_s
+    last: Exception | None = None
+    while time.monotonic() < deadline:
+        try:
+            target = find(paths)
+            request(target, "GET", "/api/v1/status", timeout=2)
+            return target
+        except NotRunning as exc:
+            last = exc
+            time.sleep(0.1)
+    raise NotRunning(f"Tabpilot did not start within {timeout_s:g} s ({last}); see {log}.")

@@ -1,0 +1,1 @@
+"""The product's brain: pure asyncio, no Qt, no sockets, no keyring."""

@@ -1,0 +1,223 @@
+"""The engine: resolve a tool call to a command, gate it, ask for approval, run it as a job."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from dataclasses import replace
+from collections.abc import Callable
+from typing import Any
+
+from tabpilot.engine.commands import Command, Registry
+from tabpilot.engine.context import CommandContext
+from tabpilot.engine.errors import TabpilotError, new_log_ref
+from tabpilot.engine.events import ActivityEvent, ActivityStream, Outcome
+from tabpilot.engine.jobs import Job, JobTable, ProgressCallback
+from tabpilot.engine.pilot import PilotState
+from tabpilot.engine.ports import ApprovalPort, ApprovalRequest, BrowserPort, Clock, SystemClock
+from tabpilot.engine.redact import redact_params
+
+log = logging.getLogger("tabpilot.engine")
+
+DEFAULT_APPROVAL_WAIT_MS = 20_000
+
+PILOT_OFF_MESSAGE = (
+    "AI Web Pilot is off. Ask the user to turn it on in the Tabpilot tray menu "
+    "(or start `tabpilot serve --pilot`); an agent cannot turn it on."
+)
+
+
+class Engine:
+    def __init__(
+        self,
+        registry: Registry,
+        browser: BrowserPort,
+        approvals: ApprovalPort,
+        *,
+        pilot: PilotState | None = None,
+        clock: Clock | None = None,
+        approval_wait_ms: int = DEFAULT_APPROVAL_WAIT_MS,
+    ) -> None:
+        self.registry = registry
+        self.browser = browser
+        self.approvals = approvals
+        self.pilot = pilot or PilotState()
+        self.clock = clock or SystemClock()
+        self.activity = ActivityStream()
+        self.jobs = JobTable()
+        self.approval_wait_ms = approval_wait_ms
+        self.last_call = self.clock.monotonic()
+        self.browser_expected: Callable[[], bool] = lambda: False
+        """True while a browser is on its way (a managed browser launching): calls wait for it."""
+        self.browser_ready = asyncio.Event()
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    # -- the one entry point for agents (MCP, CLI) ---------------------------------------------------
+
+    async def call(
+        self,
+        tool: str,
+        args: dict[str, Any],
+        *,
+        agent: str = "agent",
+        progress: ProgressCallback | None = None,
+    ) -> dict[str, Any]:
+        """Run a tool call and return its result object; raises TabpilotError with a contract code."""
+        self.last_call = self.clock.monotonic()
+        command, params = self.registry.resolve(tool, args)
+        if command.pilot_gated and not self.pilot.ai_web_pilot:
+            raise TabpilotError("ai_web_pilot_disabled", PILOT_OFF_MESSAGE)
+        if command.capability and not self.pilot.allows(command.capability):
+            raise TabpilotError(
+                "ai_web_pilot_disabled",
+                f"The '{command.capability}' capability is turned off in the Tabpilot tray menu.",
+                capability=command.capability,
+            )
+        background = bool(params.pop("background", False))
+        wait_ms = params.pop(command.wait_param, None) if command.wait_param else None
+        job = self.jobs.create(command.tool, command.mode, self.clock.monotonic())
+        if progress is not None:
+            job.progress_listeners.append(progress)
+        self._start(job, command, params, agent)
+        if background:
+            return {"status": "queued", "correlation_id": job.correlation_id}
+        limit_ms = (
+            (wait_ms if wait_ms is not None else command.default_wait_ms) if command.wait_param else None
+        )
+        return await self.wait(job, limit_ms)
+
+    async def wait(self, job: Job, limit_ms: float | None) -> dict[str, Any]:
+        """Wait for `job` to end; answer with its pending view once the limit or the approval wait passes."""
+        deadline = None if limit_ms is None else self.clock.monotonic() + limit_ms / 1000
+        approval_deadline: float | None = None
+        while not job.done:
+            now = self.clock.monotonic()
+            if job.status == "awaiting_approval":
+                if approval_deadline is None:
+                    approval_deadline = now + self.approval_wait_ms / 1000
+            else:
+                approval_deadline = None
+            ends = [d for d in (deadline, approval_deadline) if d is not None]
+            if ends and min(ends) <= now:
+                return job.pending_view()
+            await job.wait_changed(min(ends) - now if ends else None)
+        return self.outcome(job)
+
+    def outcome(self, job: Job) -> dict[str, Any]:
+        if job.error is not None:
+            raise job.error
+        if job.result is None:
+            return job.pending_view()
+        return job.result
+
+    # -- running ---------------------------------------------------------------------------------
+
+    def _start(self, job: Job, command: Command, params: dict[str, Any], agent: str) -> None:
+        task = asyncio.get_running_loop().create_task(self._run(job, command, params, agent))
+        job.task = task
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _run(self, job: Job, command: Command, params: dict[str, Any], agent: str) -> None:
+        started = ActivityEvent(
+            correlation_id=job.correlation_id,
+            phase="started",
+            time=self.clock.time(),
+            agent=agent,
+            tool=command.tool,
+            mode=command.mode,
+            kind=command.kind,
+            target=_target_of(params),
+            params=redact_params(params),
+        )
+        self.activity.emit(started)
+        outcome: Outcome = "ok"
+        error: str | None = None
+        try:
+            if command.kind == "mutate":
+                await self._approve(job, command, started.params, agent)
+            job.set_status("running")
+            result = await command.handler(CommandContext(self, job, agent), params)
+            job.finish(result)
+        except TabpilotError as exc:
+            outcome = "denied" if exc.code in ("approval_denied", "approval_timeout") else "error"
+            error = exc.code
+            exc.details.setdefault("correlation_id", job.correlation_id)
+            job.fail(exc)
+        except asyncio.CancelledError:
+            job.fail(TabpilotError("internal", "The command was cancelled because Tabpilot is stopping."))
+            outcome, error = "error", "internal"
+            raise
+        except Exception:
+            ref = new_log_ref()
+            log.exception("command %s failed [%s]", command.name, ref)
+            job.fail(
+                TabpilotError(
+                    "internal",
+                    f"Tabpilot hit an internal error running {command.name}; see its log under {ref}.",
+                    log_ref=ref,
+                    correlation_id=job.correlation_id,
+                )
+            )
+            outcome, error = "error", "internal"
+        finally:
+            self.activity.emit(
+                replace(
+                    started,
+                    phase="finished",
+                    time=self.clock.time(),
+                    duration_ms=round((self.clock.monotonic() - job.started) * 1000, 1),
+                    outcome=outcome,
+                    error=error,
+                    steps_completed=job.steps_completed if job.steps_total else None,
+                    steps_total=job.steps_total,
+                )
+            )
+            )
+
+    async def _approve(self, job: Job, command: Command, shown: dict[str, Any], agent: str) -> None:
+        tab_url = self.browser.info().get("active_url") if self.browser.connected else None
+        request = ApprovalRequest(
+            correlation_id=job.correlation_id,
+            agent=agent,
+            tool=command.tool,
+            mode=command.mode,
+            params=shown,
+            tab_url=tab_url if isinstance(tab_url, str) else None,
+        )
+        job.set_status("awaiting_approval")
+        try:
+            answer = await self.approvals.decide(request)
+        except TimeoutError as exc:
+            raise TabpilotError(
+                "approval_timeout", f"Nobody answered the approval prompt for {command.name} in time."
+            ) from exc
+        if answer != "allow":
+            raise TabpilotError("approval_denied", f"The user denied {command.name}.")
+
+    async def wait_for_browser(self, timeout_s: float = 15.0) -> None:
+        """When a browser is on its way, give it a moment instead of failing the first call."""
+        if not self.browser_expected():
+            return
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.browser_ready.wait(), timeout_s)
+
+    def set_browser_connected(self, connected: bool) -> None:
+        if connected:
+            self.browser_ready.set()
+        else:
+            self.browser_ready.clear()
+
+    async def close(self) -> None:
+        for task in list(self._tasks):
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+
+
+def _target_of(params: dict[str, Any]) -> str:
+    for key in ("url", "selector", "workflow_id", "correlation_id"):
+        value = params.get(key)
+        if isinstance(value, str) and value:
+            return value[:200]
+    return ""

@@ -1,0 +1,61 @@
+"""The activity stream: every command as it happens, for the tray, the activity window and the log."""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+Phase = Literal["started", "awaiting_approval", "progress", "finished"]
+Outcome = Literal["ok", "error", "denied"]
+
+
+@dataclass(frozen=True)
+class ActivityEvent:
+    correlation_id: str
+    phase: Phase
+    time: float
+    agent: str
+    tool: str
+    mode: str
+    kind: str
+    target: str = ""
+    params: dict[str, Any] = field(default_factory=dict)
+    duration_ms: float | None = None
+    outcome: Outcome | None = None
+    error: str | None = None
+    steps_completed: int | None = None
+    steps_total: int | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {k: v for k, v in asdict(self).items() if v is not None}
+
+
+Subscriber = Callable[[ActivityEvent], None]
+
+
+class ActivityStream:
+    """Fan-out to subscribers plus a bounded history so a window opened late still sees recent work."""
+
+    def __init__(self, history: int = 1000) -> None:
+        self._history: deque[ActivityEvent] = deque(maxlen=history)
+        self._subscribers: list[Subscriber] = []
+        self.running = 0
+
+    def subscribe(self, subscriber: Subscriber) -> Callable[[], None]:
+        self._subscribers.append(subscriber)
+        return lambda: self._subscribers.remove(subscriber)
+
+    def emit(self, event: ActivityEvent) -> None:
+        if event.phase == "started":
+            self.running += 1
+        elif event.phase == "finished":
+            self.running = max(0, self.running - 1)
+        self._history.append(event)
+        for subscriber in list(self._subscribers):
+            subscriber(event)
+
+    def recent(self, limit: int | None = None) -> list[ActivityEvent]:
+        items = list(self._history)
+        return items if limit is None else items[-limit:]

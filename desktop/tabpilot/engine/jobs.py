@@ -1,0 +1,104 @@
+"""Every command runs as a job with a correlation id, so a slow one can be followed and fetched later."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import secrets
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from tabpilot.engine.errors import TabpilotError
+
+JobStatus = Literal["queued", "running", "awaiting_approval", "complete", "error"]
+ProgressCallback = Callable[[int, int | None, str], None]
+
+
+def new_correlation_id() -> str:
+    return "corr-" + secrets.token_hex(6)
+
+
+@dataclass
+class Job:
+    correlation_id: str
+    tool: str
+    mode: str
+    status: JobStatus = "queued"
+    steps_completed: int = 0
+    steps_total: int | None = None
+    result: dict[str, Any] | None = None
+    error: TabpilotError | None = None
+    partial: dict[str, Any] | None = None
+    started: float = 0.0
+    changed: asyncio.Event = field(default_factory=asyncio.Event, repr=False)
+    progress_listeners: list[ProgressCallback] = field(default_factory=list, repr=False)
+    task: asyncio.Task[None] | None = field(default=None, repr=False)
+
+    @property
+    def done(self) -> bool:
+        return self.status in ("complete", "error")
+
+    def set_status(self, status: JobStatus) -> None:
+        self.status = status
+        self._wake()
+
+    def progress(self, completed: int, total: int | None = None, message: str = "") -> None:
+        self.steps_completed = completed
+        if total is not None:
+            self.steps_total = total
+        for listener in list(self.progress_listeners):
+            listener(completed, self.steps_total, message)
+        self._wake()
+
+    def finish(self, result: dict[str, Any]) -> None:
+        self.result = result
+        self.set_status("complete")
+
+    def fail(self, error: TabpilotError) -> None:
+        self.error = error
+        self.set_status("error")
+
+    def pending_view(self) -> dict[str, Any]:
+        view: dict[str, Any] = {"status": self.status, "correlation_id": self.correlation_id}
+        if self.status != "queued" or self.steps_total is not None:
+            view["steps_completed"] = self.steps_completed
+            view["steps_total"] = self.steps_total
+        return view
+
+    def _wake(self) -> None:
+        self.changed.set()
+        self.changed = asyncio.Event()
+
+    async def wait_changed(self, within_s: float | None) -> None:
+        event = self.changed
+        if within_s is not None and within_s <= 0:
+            return
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(event.wait(), within_s)
+
+
+class JobTable:
+    """Running jobs plus the most recent finished ones (bounded), looked up by correlation id."""
+
+    def __init__(self, keep_finished: int = 500) -> None:
+        self._jobs: OrderedDict[str, Job] = OrderedDict()
+        self._keep = keep_finished
+
+    def create(self, tool: str, mode: str, started: float) -> Job:
+        job = Job(new_correlation_id(), tool, mode, started=started)
+        self._jobs[job.correlation_id] = job
+        self._trim()
+        return job
+
+    def get(self, correlation_id: str) -> Job | None:
+        return self._jobs.get(correlation_id)
+
+    def running(self) -> list[Job]:
+        return [j for j in self._jobs.values() if not j.done]
+
+    def _trim(self) -> None:
+        finished = [cid for cid, j in self._jobs.items() if j.done]
+        for cid in finished[: max(0, len(finished) - self._keep)]:
+            del self._jobs[cid]

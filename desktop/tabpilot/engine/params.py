@@ -1,0 +1,136 @@
+"""Typed command parameters: one description that validates input and renders a compact JSON Schema."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from tabpilot.engine.errors import TabpilotError
+
+ParamType = Literal["string", "integer", "number", "boolean", "object", "array"]
+
+_PY_TYPES: dict[str, tuple[type, ...]] = {
+    "string": (str,),
+    "integer": (int,),
+    "number": (int, float),
+    "boolean": (bool,),
+    "object": (dict,),
+    "array": (list,),
+}
+
+
+@dataclass(frozen=True)
+class Param:
+    name: str
+    type: ParamType
+    doc: str
+    required: bool = False
+    default: Any = None
+    enum: tuple[str, ...] | None = None
+    minimum: float | None = None
+    maximum: float | None = None
+    clamp: bool = False
+    """Values above `maximum` are lowered to it instead of refused (a documented cap, not an error)."""
+    items: ParamType | None = None
+
+    def schema(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"type": self.type}
+        if self.enum:
+            out["enum"] = list(self.enum)
+        if self.items:
+            out["items"] = {"type": self.items}
+        if self.minimum is not None:
+            out["minimum"] = self.minimum
+        if self.maximum is not None and not self.clamp:
+            out["maximum"] = self.maximum
+        return out
+
+    def check(self, value: Any, where: str) -> Any:
+        if value is None:
+            return self.default
+        expected = _PY_TYPES[self.type]
+        # bool is an int in Python; JSON says otherwise.
+        ok = isinstance(value, expected) and not (
+            self.type in ("integer", "number") and isinstance(value, bool)
+        )
+        if self.type == "integer" and isinstance(value, float) and value.is_integer():
+            value, ok = int(value), True
+        if ok and self.type == "number" and not math.isfinite(value):
+            ok = False
+        if not ok:
+            raise TabpilotError(
+                "invalid_params",
+                f"{where}: '{self.name}' must be {_article(self.type)}, got {_describe(value)}.",
+                param=self.name,
+            )
+        if self.enum and value not in self.enum:
+            raise TabpilotError(
+                "invalid_params",
+                f"{where}: '{self.name}' must be one of {', '.join(self.enum)}; got {value!r}.",
+                param=self.name,
+            )
+        if self.type == "string" and self.required and not value.strip():
+            raise TabpilotError(
+                "invalid_params", f"{where}: '{self.name}' must not be empty.", param=self.name
+            )
+        if self.items and isinstance(value, list):
+            item_types = _PY_TYPES[self.items]
+            if not all(isinstance(v, item_types) and not isinstance(v, bool) for v in value):
+                raise TabpilotError(
+                    "invalid_params",
+                    f"{where}: '{self.name}' must be a list of {self.items}s.",
+                    param=self.name,
+                )
+        if self.minimum is not None and isinstance(value, int | float) and value < self.minimum:
+            raise TabpilotError(
+                "invalid_params",
+                f"{where}: '{self.name}' must be at least {self.minimum:g}.",
+                param=self.name,
+            )
+        if self.maximum is not None and isinstance(value, int | float) and value > self.maximum:
+            if self.clamp:
+                return type(value)(self.maximum)
+            raise TabpilotError(
+                "invalid_params", f"{where}: '{self.name}' must be at most {self.maximum:g}.", param=self.name
+            )
+        return value
+
+
+def validate(params: Sequence[Param], given: Mapping[str, Any], where: str) -> dict[str, Any]:
+    """Check `given` against `params`; return every declared name with its value or default."""
+    known = {p.name: p for p in params}
+    unknown = sorted(set(given) - set(known))
+    if unknown:
+        expected = ", ".join(known) or "no parameters"
+        raise TabpilotError(
+            "invalid_params",
+            f"{where}: unknown parameter {', '.join(repr(u) for u in unknown)}; expected {expected}.",
+            param=unknown[0],
+        )
+    out: dict[str, Any] = {}
+    for p in params:
+        value = given.get(p.name)
+        if value is None and p.required:
+            raise TabpilotError("invalid_params", f"{where}: '{p.name}' is required.", param=p.name)
+        out[p.name] = p.check(value, where)
+    return out
+
+
+def _article(t: str) -> str:
+    return ("an " if t[0] in "aeiou" else "a ") + t
+
+
+def _describe(value: Any) -> str:
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return f"the number {value!r}"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "an object"
+    return type(value).__name__

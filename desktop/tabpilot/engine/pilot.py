@@ -1,0 +1,50 @@
+"""AI Web Pilot: the human's master switch and per-capability toggles. Only humans call `set_*`."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+CAPABILITY_DEFAULTS: dict[str, bool] = {
+    "execute_js": True,
+    "page_actions": True,
+    "scrape": True,
+    "state_snapshots": True,
+    "capture_websockets": True,
+    "capture_network_bodies": False,
+}
+
+Listener = Callable[["PilotState"], None]
+
+
+@dataclass
+class PilotState:
+    ai_web_pilot: bool = False
+    capabilities: dict[str, bool] = field(default_factory=lambda: dict(CAPABILITY_DEFAULTS))
+    _listeners: list[Listener] = field(default_factory=list, repr=False)
+
+    def subscribe(self, listener: Listener) -> Callable[[], None]:
+        self._listeners.append(listener)
+        return lambda: self._listeners.remove(listener)
+
+    def set_pilot(self, on: bool) -> None:
+        if on != self.ai_web_pilot:
+            self.ai_web_pilot = on
+            self._notify()
+
+    def set_capability(self, name: str, on: bool) -> None:
+        if name not in self.capabilities:
+            raise KeyError(name)
+        if self.capabilities[name] != on:
+            self.capabilities[name] = on
+            self._notify()
+
+    def allows(self, capability: str | None) -> bool:
+        return capability is None or self.capabilities.get(capability, False)
+
+    def snapshot(self) -> dict[str, object]:
+        return {"ai_web_pilot": self.ai_web_pilot, "capabilities": dict(self.capabilities)}
+
+    def _notify(self) -> None:
+        for listener in list(self._listeners):
+            listener(self)

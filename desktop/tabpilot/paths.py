@@ -1,0 +1,74 @@
+"""Every file Tabpilot writes, under TABPILOT_HOME when set, else the platform's user folders."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import platformdirs
+
+APP = "tabpilot"
+
+
+@dataclass(frozen=True)
+class Paths:
+    config_dir: Path
+    data_dir: Path
+    state_dir: Path
+    log_dir: Path
+
+    @classmethod
+    def resolve(cls, home: str | os.PathLike[str] | None = None) -> Paths:
+        root = home if home is not None else os.environ.get("TABPILOT_HOME")
+        if root:
+            base = Path(root).expanduser().resolve()
+            return cls(base, base, base, base / "logs")
+        return cls(
+            Path(platformdirs.user_config_dir(APP)),
+            Path(platformdirs.user_data_dir(APP)),
+            Path(platformdirs.user_state_dir(APP)),
+            Path(platformdirs.user_log_dir(APP)),
+        )
+
+    @property
+    def config_file(self) -> Path:
+        return self.config_dir / "config.json"
+
+    @property
+    def state_file(self) -> Path:
+        return self.state_dir / "tabpilot.state.json"
+
+    @property
+    def lock_file(self) -> Path:
+        return self.state_dir / "tabpilot.lock"
+
+    @property
+    def workflows_dir(self) -> Path:
+        return self.data_dir / "workflows"
+
+    @property
+    def runs_dir(self) -> Path:
+        return self.data_dir / "runs"
+
+    @property
+    def browser_profile(self) -> Path:
+        return self.data_dir / "browser-profile"
+
+    @property
+    def managed_extension(self) -> Path:
+        return self.data_dir / "managed-extension"
+
+    @property
+    def log_file(self) -> Path:
+        return self.log_dir / "tabpilot.log"
+
+    @property
+    def keyring_account(self) -> str:
+        """The keyring account of this home's bridge token: two homes never share one."""
+        return "bridge-token:" + hashlib.sha256(str(self.data_dir).encode()).hexdigest()[:16]
+
+    def ensure(self) -> None:
+        for folder in (self.config_dir, self.data_dir, self.state_dir, self.log_dir, self.workflows_dir):
+            folder.mkdir(parents=True, exist_ok=True, mode=0o700)

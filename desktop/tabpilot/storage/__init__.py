@@ -1,0 +1,1 @@
+"""File adapters: settings, the state file, workflows on disk."""

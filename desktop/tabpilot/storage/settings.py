@@ -1,0 +1,59 @@
+"""The user's settings (config.json): what the human chose in the tray. Never holds secrets."""
+
+from __future__ import annotations
+
+import json
+import logging
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+from tabpilot.engine.pilot import CAPABILITY_DEFAULTS
+from tabpilot.storage.atomic import write_atomic
+
+log = logging.getLogger("tabpilot.settings")
+
+DEFAULT_PORT = 47615
+
+
+@dataclass
+class Settings:
+    ai_web_pilot: bool = False
+    capabilities: dict[str, bool] = field(default_factory=lambda: dict(CAPABILITY_DEFAULTS))
+    port: int = DEFAULT_PORT
+    browser_executable: str = ""
+    managed_headless: bool = False
+    open_managed_at_start: bool = True
+    step_delay_ms: int = 500
+    approval_wait_ms: int = 20_000
+
+    @classmethod
+    def load(cls, path: Path) -> Settings:
+        try:
+            raw = json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return cls()
+        except (OSError, ValueError) as exc:
+            log.warning("settings file %s is unreadable (%s); using defaults", path, exc)
+            return cls()
+        if not isinstance(raw, dict):
+            return cls()
+        known = {f.name: f for f in fields(cls)}
+        values: dict[str, Any] = {}
+        defaults = cls()
+        for name, value in raw.items():
+            if name in known and isinstance(value, type(getattr(defaults, name))):
+                values[name] = value
+        settings = cls(**values)
+        settings.capabilities = {
+            **CAPABILITY_DEFAULTS,
+            **{
+                k: v
+                for k, v in settings.capabilities.items()
+                if k in CAPABILITY_DEFAULTS and isinstance(v, bool)
+            },
+        }
+        return settings
+
+    def save(self, path: Path) -> None:
+        write_atomic(path, json.dumps(asdict(self), indent=2) + "\n")

@@ -1,0 +1,52 @@
+"""The tray app: QApplication on a qasync loop, hosting the same App that `serve` runs."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+
+from tabpilot.paths import Paths
+
+
+def run_tray(paths: Paths, *, verbose: bool = False) -> int:
+    import qasync
+    from PySide6.QtWidgets import QApplication, QSystemTrayIcon
+
+    from tabpilot import logsetup
+    from tabpilot.app import AlreadyRunning, App, AppOptions
+    from tabpilot.ui.approval_box import ApprovalBox
+    from tabpilot.ui.icons import app_icon
+    from tabpilot.ui.tray import TrayController
+    from tabpilot.vault.keyring_store import KeyringUnavailable
+
+    logsetup.configure(paths, verbose=verbose)
+    qt_app = QApplication.instance() or QApplication(sys.argv)
+    assert isinstance(qt_app, QApplication)
+    qt_app.setQuitOnLastWindowClosed(False)
+    qt_app.setApplicationName("Tabpilot")
+    qt_app.setWindowIcon(app_icon())
+    if not QSystemTrayIcon.isSystemTrayAvailable():
+        print("tabpilot: this desktop has no system tray; use `tabpilot serve` instead.", file=sys.stderr)
+        return 2
+    loop = qasync.QEventLoop(qt_app)
+    asyncio.set_event_loop(loop)
+    app = App(paths, AppOptions(mode="tray", browser="none"), ApprovalBox())
+
+    async def main() -> int:
+        try:
+            await app.start()
+        except (AlreadyRunning, KeyringUnavailable) as exc:
+            print(f"tabpilot: {exc}", file=sys.stderr)
+            return 1
+        if app.settings.open_managed_at_start:
+            asyncio.get_running_loop().create_task(
+                app.open_managed_browser(headless=app.settings.managed_headless)
+            )
+        tray = TrayController(app, app.request_stop)
+        await app.stopped.wait()
+        tray.tray.hide()
+        return 0
+
+    with loop:
+        code: int = loop.run_until_complete(main())
+    return code

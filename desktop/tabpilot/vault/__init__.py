@@ -1,0 +1,1 @@
+"""The OS keyring adapter: the bridge token and named secrets. Never files."""

@@ -1,0 +1,20 @@
+// The toolbar badge mirrors the link: red "!" disconnected, nothing when connected, green "AI" with the pilot on.
+export function showStatus({ status, appState, lastError }) {
+  let text = "";
+  let color = "#5f6368";
+  let title = "Tabpilot";
+  if (status !== "connected") {
+    text = "!";
+    color = "#d93025";
+    title = status === "refused" ? `Tabpilot: refused — ${lastError}` : "Tabpilot: not connected to the app";
+  } else if (appState?.ai_web_pilot) {
+    text = "AI";
+    color = "#188038";
+    title = "Tabpilot: connected — AI Web Pilot ON";
+  } else {
+    title = "Tabpilot: connected — AI Web Pilot off";
+  }
+  chrome.action.setBadgeText({ text });
+  chrome.action.setBadgeBackgroundColor({ color });
+  chrome.action.setTitle({ title });
+}

@@ -1,0 +1,34 @@
+// chrome.debugger where only CDP can do the job: CSP-proof evaluation, killing runaway scripts, screenshots.
+import { Codes, TPError } from "./protocol.js";
+
+const attached = new Set();
+
+chrome.debugger.onDetach.addListener((source) => attached.delete(source.tabId));
+chrome.tabs.onRemoved.addListener((tabId) => attached.delete(tabId));
+
+export async function attach(tabId) {
+  if (attached.has(tabId)) return;
+  try {
+    await chrome.debugger.attach({ tabId }, "1.3");
+  } catch (err) {
+    if (!/already attached/i.test(String(err?.message))) {
+      throw new TPError(Codes.NOT_SUPPORTED, `Cannot attach to tab ${tabId}: ${err?.message ?? err}`, { tab_id: tabId });
+    }
+  }
+  attached.add(tabId);
+}
+
+export async function send(tabId, method, params = {}) {
+  await attach(tabId);
+  try {
+    return await chrome.debugger.sendCommand({ tabId }, method, params);
+  } catch (err) {
+    const message = String(err?.message ?? err);
+    if (/not attached|detached/i.test(message)) {
+      attached.delete(tabId);
+      await attach(tabId);
+      return chrome.debugger.sendCommand({ tabId }, method, params);
+    }
+    throw err;
+  }
+}

@@ -1,0 +1,105 @@
+// tab.navigate: load a URL and wait for load | domcontentloaded | networkidle.
+import { Codes, TPError } from "./protocol.js";
+import { toContent } from "./content.js";
+
+const NETWORK_IDLE_MS = 500;
+
+function waitForNavigation(tabId, waitUntil, timeoutMs) {
+  return new Promise((resolve, reject) => {
+    const inflight = new Set();
+    let idleTimer = null;
+    let loaded = false;
+    const filter = { urls: ["<all_urls>"], tabId };
+    const cleanup = () => {
+      clearTimeout(deadline);
+      clearTimeout(idleTimer);
+      chrome.webNavigation.onCommitted.removeListener(onCommitted);
+      chrome.webNavigation.onDOMContentLoaded.removeListener(onDom);
+      chrome.webNavigation.onCompleted.removeListener(onCompleted);
+      chrome.webNavigation.onErrorOccurred.removeListener(onError);
+      chrome.tabs.onRemoved.removeListener(onRemoved);
+      chrome.webRequest.onBeforeRequest.removeListener(onRequest);
+      chrome.webRequest.onCompleted.removeListener(onRequestDone);
+      chrome.webRequest.onErrorOccurred.removeListener(onRequestDone);
+    };
+    const done = (value) => {
+      cleanup();
+      resolve(value);
+    };
+    const fail = (err) => {
+      cleanup();
+      reject(err);
+    };
+    const settleIdle = () => {
+      clearTimeout(idleTimer);
+      if (loaded && inflight.size === 0) idleTimer = setTimeout(() => done(), NETWORK_IDLE_MS);
+    };
+    const mine = (d) => d.tabId === tabId && d.frameId === 0;
+    let committed = false;
+    const onCommitted = (d) => {
+      if (mine(d)) committed = true;
+    };
+    const onDom = (d) => {
+      if (mine(d) && committed && waitUntil === "domcontentloaded") done();
+    };
+    const onCompleted = (d) => {
+      if (!mine(d) || !committed) return;
+      if (waitUntil === "networkidle") {
+        loaded = true;
+        settleIdle();
+      } else done();
+    };
+    const onError = (d) => {
+      if (mine(d) && d.error !== "net::ERR_ABORTED") {
+        fail(new TPError(Codes.INVALID_PARAMS, `The page could not be loaded: ${d.error}.`, { net_error: d.error, url: d.url }));
+      }
+    };
+    const onRemoved = (id) => {
+      if (id === tabId) fail(new TPError(Codes.TAB_CLOSED, `Tab ${tabId} was closed while loading.`, { tab_id: tabId }));
+    };
+    const onRequest = (d) => {
+      inflight.add(d.requestId);
+      clearTimeout(idleTimer);
+    };
+    const onRequestDone = (d) => {
+      inflight.delete(d.requestId);
+      settleIdle();
+    };
+    const deadline = setTimeout(
+      () => fail(new TPError(Codes.TIMEOUT, `The page did not reach '${waitUntil}' within ${timeoutMs} ms.`, { timeout_ms: timeoutMs })),
+      timeoutMs,
+    );
+    chrome.webNavigation.onCommitted.addListener(onCommitted);
+    chrome.webNavigation.onDOMContentLoaded.addListener(onDom);
+    chrome.webNavigation.onCompleted.addListener(onCompleted);
+    chrome.webNavigation.onErrorOccurred.addListener(onError);
+    chrome.tabs.onRemoved.addListener(onRemoved);
+    if (waitUntil === "networkidle") {
+      chrome.webRequest.onBeforeRequest.addListener(onRequest, filter);
+      chrome.webRequest.onCompleted.addListener(onRequestDone, filter);
+      chrome.webRequest.onErrorOccurred.addListener(onRequestDone, filter);
+    }
+  });
+}
+
+export async function navigate(tab, { url, wait_until: waitUntil = "load", timeout_ms: timeoutMs = 30_000 }) {
+  const waiting = waitForNavigation(tab.id, waitUntil, timeoutMs);
+  try {
+    await chrome.tabs.update(tab.id, { url });
+  } catch (err) {
+    waiting.catch(() => {});
+    throw new TPError(Codes.INVALID_PARAMS, `Cannot navigate to ${url}: ${err?.message ?? err}`);
+  }
+  await waiting;
+  const now = await chrome.tabs.get(tab.id);
+  let title = now.title ?? "";
+  let finalUrl = now.url ?? url;
+  try {
+    const brief = await toContent(now, "page.brief", {});
+    title = brief.title;
+    finalUrl = brief.url;
+  } catch {
+    // a page the content script cannot enter still has a tab title
+  }
+  return { status: "complete", url: finalUrl, title };
+}

@@ -1,0 +1,59 @@
+// The versioned bridge protocol, extension side. Its twin is desktop/tabpilot/bridge/protocol.py.
+export const PROTOCOL_VERSION = 1;
+export const DEFAULT_PORT = 47615;
+
+// Error codes of the contract that the extension may report.
+export const Codes = Object.freeze({
+  INVALID_PARAMS: "invalid_params",
+  TIMEOUT: "timeout",
+  ELEMENT_NOT_FOUND: "element_not_found",
+  TAB_CLOSED: "tab_closed",
+  NOT_SUPPORTED: "not_supported",
+  INTERNAL: "internal",
+});
+
+export class TPError extends Error {
+  constructor(code, message, details = undefined) {
+    super(message);
+    this.code = code;
+    this.details = details;
+  }
+}
+
+export function resultOk(id, data) {
+  return { type: "result", id, ok: true, data: data ?? {} };
+}
+
+export function resultErr(id, error) {
+  const known = error instanceof TPError;
+  const wire = {
+    code: known ? error.code : Codes.INTERNAL,
+    message: known ? error.message : `Extension error: ${error?.message ?? String(error)}`,
+  };
+  if (known && error.details) wire.details = error.details;
+  return { type: "result", id, ok: false, error: wire };
+}
+
+/** Parse a frame from the app; null when it is not one we understand. */
+export function parseFrame(text) {
+  let msg;
+  try {
+    msg = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  if (!msg || typeof msg !== "object" || typeof msg.type !== "string") return null;
+  switch (msg.type) {
+    case "command":
+      return typeof msg.id === "string" && typeof msg.op === "string" && msg.params && typeof msg.params === "object"
+        ? msg
+        : null;
+    case "welcome":
+    case "refused":
+    case "state":
+    case "pong":
+      return msg;
+    default:
+      return null;
+  }
+}

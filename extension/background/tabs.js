@@ -1,0 +1,62 @@
+// Which tab a command works in: the one it names, else the tracked tab, else the active tab.
+import { Codes, TPError } from "./protocol.js";
+
+const RESTRICTED = /^(chrome|chrome-extension|devtools|edge|brave|about|view-source|chrome-search|chrome-untrusted):/i;
+
+export async function trackedTabId() {
+  const { trackedTabId } = await chrome.storage.session.get("trackedTabId");
+  return Number.isInteger(trackedTabId) ? trackedTabId : null;
+}
+
+export async function setTracked(tabId) {
+  if (tabId === null) await chrome.storage.session.remove("trackedTabId");
+  else await chrome.storage.session.set({ trackedTabId: tabId });
+}
+
+export async function getTab(tabId) {
+  try {
+    return await chrome.tabs.get(tabId);
+  } catch {
+    throw new TPError(Codes.TAB_CLOSED, `Tab ${tabId} does not exist (it may have been closed).`, { tab_id: tabId });
+  }
+}
+
+export async function targetTab(params) {
+  if (Number.isInteger(params.tab_id)) return getTab(params.tab_id);
+  const tracked = await trackedTabId();
+  if (tracked !== null) {
+    try {
+      return await chrome.tabs.get(tracked);
+    } catch {
+      await setTracked(null);
+    }
+  }
+  let [tab] = await chrome.tabs.query({ active: true, lastFocusedWindow: true });
+  if (!tab) [tab] = await chrome.tabs.query({ active: true });
+  if (!tab) throw new TPError(Codes.TAB_CLOSED, "The browser has no open tab to work in.");
+  return tab;
+}
+
+export function isRestricted(url) {
+  return !url || (RESTRICTED.test(url) && url !== "about:blank") || /^https:\/\/chrome\.google\.com\/webstore/.test(url);
+}
+
+export function assertReadable(tab) {
+  if (isRestricted(tab.url ?? tab.pendingUrl ?? "")) {
+    throw new TPError(
+      Codes.NOT_SUPPORTED,
+      `Tabpilot cannot work in ${(tab.url || "this page").split("?")[0]}: browsers keep extensions out of their own pages. Navigate the tab to a web page first.`,
+      { tab_id: tab.id, url: tab.url },
+    );
+  }
+}
+
+export async function listTabs() {
+  const tracked = await trackedTabId();
+  const tabs = await chrome.tabs.query({});
+  return tabs.map((t) => ({ tab_id: t.id, url: t.url ?? "", title: t.title ?? "", active: !!t.active, tracked: t.id === tracked }));
+}
+
+chrome.tabs.onRemoved.addListener(async (tabId) => {
+  if ((await trackedTabId()) === tabId) await setTracked(null);
+});

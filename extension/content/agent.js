@@ -1,0 +1,186 @@
+// Tabpilot's content script: reads the page for the service worker. Isolated world, no page globals.
+// Guarded so that a second injection (after an extension reload) does not register twice.
+(() => {
+  if (globalThis.__tabpilotAgent) return;
+  globalThis.__tabpilotAgent = true;
+
+  const MAX_MATCHES = 50;
+  const MAX_TEXT = 500;
+  const MAX_DEPTH = 5;
+  const MAX_CHILDREN = 50;
+  const REDACTED = "[REDACTED]";
+  const SENSITIVE = "input[type=password], [data-sensitive], [data-private], .sensitive";
+  const LAYOUT_STYLES = [
+    "display", "position", "width", "height", "margin", "padding", "flex", "grid", "visibility",
+    "opacity", "overflow", "z-index", "color", "background-color", "font-size",
+  ];
+
+  class PageError extends Error {
+    constructor(code, message, details) {
+      super(message);
+      this.code = code;
+      this.details = details;
+    }
+  }
+
+  const clean = (s) => (s || "").replace(/\s+/g, " ").trim();
+  const cut = (s, n) => (s.length > n ? s.slice(0, n) : s);
+
+  function isSensitive(el) {
+    try {
+      return el.matches(SENSITIVE) || !!el.closest("[data-sensitive], [data-private], .sensitive");
+    } catch {
+      return false;
+    }
+  }
+
+  function textOf(el) {
+    if (isSensitive(el)) return REDACTED;
+    return cut(clean(el.textContent), MAX_TEXT);
+  }
+
+  function attributesOf(el) {
+    const out = {};
+    const sensitive = isSensitive(el);
+    for (const { name, value } of el.attributes) {
+      out[name] = sensitive && name === "value" ? REDACTED : cut(value, MAX_TEXT);
+    }
+    return out;
+  }
+
+  function cssPath(el) {
+    const parts = [];
+    let node = el;
+    while (node && node.nodeType === 1 && node !== document.documentElement) {
+      if (node.id && document.querySelectorAll(`#${CSS.escape(node.id)}`).length === 1) {
+        parts.unshift(`#${CSS.escape(node.id)}`);
+        break;
+      }
+      const tag = node.localName;
+      const parent = node.parentElement;
+      if (!parent) {
+        parts.unshift(tag);
+        break;
+      }
+      const index = Array.prototype.indexOf.call(parent.children, node) + 1;
+      parts.unshift(parent.children.length > 1 ? `${tag}:nth-child(${index})` : tag);
+      node = parent;
+    }
+    return parts.join(" > ");
+  }
+
+  function box(el) {
+    const r = el.getBoundingClientRect();
+    return { x: Math.round(r.x), y: Math.round(r.y), width: Math.round(r.width), height: Math.round(r.height) };
+  }
+
+  function visible(el) {
+    if (typeof el.checkVisibility === "function") {
+      if (!el.checkVisibility({ opacityProperty: true, visibilityProperty: true })) return false;
+    }
+    const r = el.getBoundingClientRect();
+    return r.width > 0 && r.height > 0;
+  }
+
+  function stylesOf(el, properties) {
+    const computed = getComputedStyle(el);
+    const out = {};
+    for (const name of properties?.length ? properties : LAYOUT_STYLES) out[name] = computed.getPropertyValue(name);
+    return out;
+  }
+
+  function childrenOf(el, depth) {
+    if (depth <= 0) return undefined;
+    return Array.from(el.children)
+      .slice(0, MAX_CHILDREN)
+      .map((child) => {
+        const node = { tag: child.localName, attributes: attributesOf(child), text: textOf(child) };
+        const kids = childrenOf(child, depth - 1);
+        if (kids && kids.length) node.children = kids;
+        return node;
+      });
+  }
+
+  function domQuery(p) {
+    let found;
+    try {
+      found = document.querySelectorAll(p.selector);
+    } catch {
+      throw new PageError("invalid_params", `'${p.selector}' is not a valid CSS selector.`, { param: "selector" });
+    }
+    const depth = Math.min(Number.isInteger(p.max_depth) ? p.max_depth : 3, MAX_DEPTH);
+    const matches = Array.from(found)
+      .slice(0, MAX_MATCHES)
+      .map((el) => {
+        const m = {
+          selector: cssPath(el),
+          tag: el.localName,
+          attributes: attributesOf(el),
+          text: textOf(el),
+          boundingBox: box(el),
+          visible: visible(el),
+        };
+        if (p.include_styles) m.styles = stylesOf(el, p.properties);
+        if (p.include_children) m.children = childrenOf(el, depth) ?? [];
+        return m;
+      });
+    return { url: location.href, title: document.title, matches, matchCount: found.length, returnedCount: matches.length };
+  }
+
+  function pageInfo() {
+    const forms = Array.from(document.forms).map((form) => ({
+      id: form.id || form.getAttribute("name") || "",
+      action: form.getAttribute("action") ? form.action : "",
+      fields: Array.from(form.elements)
+        .filter((f) => !/^(submit|button|reset|image|hidden)$/i.test(f.type || "") && f.localName !== "button" && f.localName !== "fieldset")
+        .map((f) => f.name || f.id)
+        .filter(Boolean),
+    }));
+    const headings = Array.from(document.querySelectorAll("h1, h2, h3, h4, h5, h6"))
+      .map((h) => cut(clean(h.textContent), 200))
+      .filter(Boolean)
+      .slice(0, 100);
+    const interactive = document.querySelectorAll(
+      'a[href], button, input:not([type=hidden]), select, textarea, [role=button], [role=link], [contenteditable=""], [contenteditable=true], [tabindex]:not([tabindex="-1"])',
+    );
+    const root = document.documentElement;
+    return {
+      url: location.href,
+      title: document.title,
+      viewport: { width: window.innerWidth, height: window.innerHeight },
+      scroll: { x: Math.round(window.scrollX), y: Math.round(window.scrollY) },
+      documentHeight: Math.max(root ? root.scrollHeight : 0, document.body ? document.body.scrollHeight : 0),
+      forms,
+      headings,
+      links: document.querySelectorAll("a[href]").length,
+      images: document.images.length,
+      interactiveElements: interactive.length,
+    };
+  }
+
+  const OPS = {
+    "page.info": pageInfo,
+    "page.brief": () => ({ url: location.href, title: document.title }),
+    "dom.query": domQuery,
+  };
+
+  chrome.runtime.onMessage.addListener((msg, sender, reply) => {
+    if (sender.id !== chrome.runtime.id || !msg || msg.tabpilot !== true) return false;
+    const op = OPS[msg.op];
+    if (!op) return false;
+    Promise.resolve()
+      .then(() => op(msg.params || {}))
+      .then(
+        (data) => reply({ data }),
+        (err) =>
+          reply({
+            error: {
+              code: err instanceof PageError ? err.code : "internal",
+              message: err instanceof PageError ? err.message : `Page script error: ${err && err.message}`,
+              details: err instanceof PageError ? err.details : undefined,
+            },
+          }),
+      );
+    return true;
+  });
+})();
