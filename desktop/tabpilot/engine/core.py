@@ -5,8 +5,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from dataclasses import replace
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from tabpilot.engine.commands import Command, Registry
@@ -173,7 +173,6 @@ class Engine:
                     steps_completed=job.steps_completed if job.steps_total else None,
                     steps_total=job.steps_total,
                 )
-            )
             )
 
     async def _approve(self, job: Job, command: Command, shown: dict[str, Any], agent: str) -> None:
