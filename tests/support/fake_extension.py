@@ -1,0 +1,110 @@
+"""A Python stand-in for the extension, speaking the real bridge protocol over a real WebSocket.
+
+For integration tests of the bridge and the tray; the e2e tests use the real extension in Chromium.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import uuid
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import aiohttp
+
+from tabpilot.bridge.protocol import PROTOCOL_VERSION
+from tabpilot.resources import extension_id, extension_origin
+
+Handler = Callable[[dict[str, Any]], Awaitable[dict[str, Any]] | dict[str, Any]]
+
+
+class FakeExtension:
+    def __init__(self, port: int, *, origin: str | None = None, protocol: int = PROTOCOL_VERSION) -> None:
+        self.port = port
+        self.origin = origin or extension_origin()
+        self.protocol = protocol
+        self.instance_id = str(uuid.uuid4())
+        self.handlers: dict[str, Handler] = {}
+        self.received: list[dict[str, Any]] = []
+        self.welcome: dict[str, Any] | None = None
+        self.refused: dict[str, Any] | None = None
+        self.states: list[dict[str, Any]] = []
+        self._session: aiohttp.ClientSession | None = None
+        self._ws: aiohttp.ClientWebSocketResponse | None = None
+        self._reader: asyncio.Task[None] | None = None
+
+    def on(self, op: str, handler: Handler) -> None:
+        self.handlers[op] = handler
+
+    async def connect(self, **hello_extra: Any) -> None:
+        self._session = aiohttp.ClientSession()
+        self._ws = await self._session.ws_connect(
+            f"http://127.0.0.1:{self.port}/ws", headers={"Origin": self.origin}
+        )
+        await self._ws.send_json(
+            {
+                "type": "hello",
+                "protocol": self.protocol,
+                "extension_version": "0.1.0",
+                "extension_id": extension_id(),
+                "instance_id": self.instance_id,
+                "browser": {"name": "FakeChrome", "version": "1.0", "user_agent": "fake"},
+                **hello_extra,
+            }
+        )
+        first = await self._ws.receive_json(timeout=5)
+        if first["type"] == "welcome":
+            self.welcome = first
+            self._reader = asyncio.get_running_loop().create_task(self._read())
+        else:
+            self.refused = first
+
+    async def _read(self) -> None:
+        assert self._ws is not None
+        async for frame in self._ws:
+            if frame.type != aiohttp.WSMsgType.TEXT:
+                continue
+            msg = json.loads(frame.data)
+            self.received.append(msg)
+            if msg["type"] == "state":
+                self.states.append(msg["state"])
+            elif msg["type"] == "command":
+                asyncio.get_running_loop().create_task(self._answer(msg))
+
+    async def _answer(self, msg: dict[str, Any]) -> None:
+        assert self._ws is not None
+        handler = self.handlers.get(msg["op"])
+        if handler is None:
+            reply = {"type": "result", "id": msg["id"], "ok": False,
+                     "error": {"code": "not_supported", "message": f"fake has no {msg['op']}"}}
+        else:
+            try:
+                data = handler(msg["params"])
+                if asyncio.iscoroutine(data):
+                    data = await data
+                reply = {"type": "result", "id": msg["id"], "ok": True, "data": data}
+            except Exception as exc:  # an error the handler raises on purpose
+                code = getattr(exc, "code", "internal")
+                reply = {"type": "result", "id": msg["id"], "ok": False, "error": {"code": code, "message": str(exc)}}
+        with contextlib.suppress(ConnectionError):
+            await self._ws.send_json(reply)
+
+    async def send(self, msg: dict[str, Any]) -> None:
+        assert self._ws is not None
+        await self._ws.send_json(msg)
+
+    @property
+    def closed(self) -> bool:
+        return self._ws is None or self._ws.closed
+
+    async def close(self) -> None:
+        if self._ws is not None:
+            await self._ws.close()
+        if self._reader is not None:
+            self._reader.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._reader
+        if self._session is not None:
+            await self._session.close()

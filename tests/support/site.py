@@ -1,0 +1,66 @@
+"""A local fixture web site: static pages from tests/fixtures/site plus a few dynamic routes.
+
+It records every request it serves, so a test can assert that something did (or did not) reach it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from aiohttp import web
+
+SITE = Path(__file__).resolve().parents[1] / "fixtures" / "site"
+STRICT_CSP = "default-src 'self'; script-src 'self'; object-src 'none'"
+PIXEL = bytes.fromhex(
+    "89504e470d0a1a0a0000000d4948445200000001000000010806000000"
+    "1f15c4890000000d49444154789c6360000002000001e221bc330000000049454e44ae426082"
+)
+
+
+class FixtureSite:
+    def __init__(self) -> None:
+        self.requests: list[str] = []
+        self.port = 0
+        self._runner: web.AppRunner | None = None
+
+    def url(self, path: str = "/") -> str:
+        return f"http://127.0.0.1:{self.port}{path}"
+
+    @property
+    def origin(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    async def start(self) -> None:
+        app = web.Application(middlewares=[self._record])
+        app.router.add_get("/", lambda r: web.HTTPFound("/index.html"))
+        app.router.add_get("/pixel.png", lambda r: web.Response(body=PIXEL, content_type="image/png"))
+        app.router.add_get("/api/data", lambda r: web.json_response({"items": [1, 2, 3], "ok": True}))
+        app.router.add_get("/slow", self._slow)
+        app.router.add_get("/{name}.html", self._page)
+        self._runner = web.AppRunner(app, access_log=None)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, "127.0.0.1", 0)
+        await site.start()
+        self.port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+
+    async def stop(self) -> None:
+        if self._runner is not None:
+            await self._runner.cleanup()
+
+    @web.middleware
+    async def _record(self, request: web.Request, handler):  # type: ignore[no-untyped-def]
+        self.requests.append(f"{request.method} {request.path_qs}")
+        return await handler(request)
+
+    async def _page(self, request: web.Request) -> web.StreamResponse:
+        path = SITE / f"{request.match_info['name']}.html"
+        if not path.is_file():
+            raise web.HTTPNotFound()
+        body = path.read_text(encoding="utf-8").replace("LONGTEXT", "x" * 800)
+        headers = {"Content-Security-Policy": STRICT_CSP} if path.stem == "csp" else {}
+        return web.Response(text=body, content_type="text/html", headers=headers)
+
+    async def _slow(self, request: web.Request) -> web.StreamResponse:
+        await asyncio.sleep(float(request.query.get("s", "1")))
+        return web.Response(text="<title>Slow</title><h1>Slow page</h1>", content_type="text/html")
