@@ -13,10 +13,8 @@ FORMAT = "%(asctime)s %(levelname)-7s %(name)s: %(message)s"
 
 def configure(paths: Paths, *, verbose: bool = False, stderr: bool = True) -> None:
     paths.log_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+    detach()
     root = logging.getLogger()
-    for handler in list(root.handlers):
-        if getattr(handler, "_tabpilot", False):
-            root.removeHandler(handler)
     file_handler = logging.handlers.RotatingFileHandler(
         paths.log_file, maxBytes=2_000_000, backupCount=3, encoding="utf-8"
     )
@@ -32,3 +30,12 @@ def configure(paths: Paths, *, verbose: bool = False, stderr: bool = True) -> No
     root.setLevel(logging.DEBUG if verbose else logging.INFO)
     for noisy in ("aiohttp.access", "httpx", "httpcore", "mcp", "asyncio", "watchdog"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
+
+
+def detach() -> None:
+    """Remove the handlers `configure` added (tests that configure logging call this when done)."""
+    root = logging.getLogger()
+    for handler in list(root.handlers):
+        if getattr(handler, "_tabpilot", False):
+            root.removeHandler(handler)
+            handler.close()
