@@ -77,8 +77,12 @@ class FakeExtension:
         assert self._ws is not None
         handler = self.handlers.get(msg["op"])
         if handler is None:
-            reply = {"type": "result", "id": msg["id"], "ok": False,
-                     "error": {"code": "not_supported", "message": f"fake has no {msg['op']}"}}
+            reply = {
+                "type": "result",
+                "id": msg["id"],
+                "ok": False,
+                "error": {"code": "not_supported", "message": f"fake has no {msg['op']}"},
+            }
         else:
             try:
                 data = handler(msg["params"])
@@ -87,7 +91,12 @@ class FakeExtension:
                 reply = {"type": "result", "id": msg["id"], "ok": True, "data": data}
             except Exception as exc:  # an error the handler raises on purpose
                 code = getattr(exc, "code", "internal")
-                reply = {"type": "result", "id": msg["id"], "ok": False, "error": {"code": code, "message": str(exc)}}
+                reply = {
+                    "type": "result",
+                    "id": msg["id"],
+                    "ok": False,
+                    "error": {"code": code, "message": str(exc)},
+                }
         with contextlib.suppress(ConnectionError):
             await self._ws.send_json(reply)
 

@@ -33,9 +33,9 @@ class FixtureSite:
 
     async def start(self) -> None:
         app = web.Application(middlewares=[self._record])
-        app.router.add_get("/", lambda r: web.HTTPFound("/index.html"))
-        app.router.add_get("/pixel.png", lambda r: web.Response(body=PIXEL, content_type="image/png"))
-        app.router.add_get("/api/data", lambda r: web.json_response({"items": [1, 2, 3], "ok": True}))
+        app.router.add_get("/", self._root)
+        app.router.add_get("/pixel.png", self._pixel)
+        app.router.add_get("/api/data", self._data)
         app.router.add_get("/slow", self._slow)
         app.router.add_get("/{name}.html", self._page)
         self._runner = web.AppRunner(app, access_log=None)
@@ -60,6 +60,15 @@ class FixtureSite:
         body = path.read_text(encoding="utf-8").replace("LONGTEXT", "x" * 800)
         headers = {"Content-Security-Policy": STRICT_CSP} if path.stem == "csp" else {}
         return web.Response(text=body, content_type="text/html", headers=headers)
+
+    async def _root(self, request: web.Request) -> web.StreamResponse:
+        raise web.HTTPFound("/index.html")
+
+    async def _pixel(self, request: web.Request) -> web.StreamResponse:
+        return web.Response(body=PIXEL, content_type="image/png")
+
+    async def _data(self, request: web.Request) -> web.StreamResponse:
+        return web.json_response({"items": [1, 2, 3], "ok": True})
 
     async def _slow(self, request: web.Request) -> web.StreamResponse:
         await asyncio.sleep(float(request.query.get("s", "1")))

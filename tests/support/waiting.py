@@ -11,7 +11,11 @@ T = TypeVar("T")
 
 
 async def until(
-    condition: Callable[[], T | Awaitable[T]], *, timeout: float = 10.0, interval: float = 0.02, what: str = ""
+    condition: Callable[[], T | Awaitable[T]],
+    *,
+    timeout: float = 10.0,
+    interval: float = 0.02,
+    what: str = "",
 ) -> T:
     """Poll `condition` until it returns something truthy; fail with `what` after `timeout` seconds."""
     deadline = time.monotonic() + timeout

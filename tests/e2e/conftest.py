@@ -1,0 +1,81 @@
+"""One managed Chromium with the real extension for the whole e2e session, an MCP client over stdio,
+and a fresh tab per test."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import pytest_asyncio
+
+from tabpilot import logsetup
+from tabpilot.app import App, AppOptions
+from tabpilot.approvals import AutoApprove
+from tabpilot.paths import Paths
+from tests.support.mcp_stdio import StdioMcp
+from tests.support.site import FixtureSite
+from tests.support.waiting import until
+
+E2E = pytest.mark.asyncio(loop_scope="session")
+
+
+@pytest_asyncio.fixture(scope="session", loop_scope="session")
+async def site() -> AsyncIterator[FixtureSite]:
+    site = FixtureSite()
+    await site.start()
+    yield site
+    await site.stop()
+
+
+@pytest.fixture(scope="session")
+def e2e_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("e2e-home")
+
+
+@pytest_asyncio.fixture(scope="session", loop_scope="session")
+async def e2e_app(secret_service: None, e2e_home: Path) -> AsyncIterator[App]:
+    """The app `serve --browser managed --headless` runs, in this process so tests can open tabs."""
+    paths = Paths.resolve(e2e_home)
+    logsetup.configure(paths, verbose=True, stderr=False)
+    app = App(
+        paths, AppOptions(mode="serve", browser="managed", headless=True, pilot=False, port=0), AutoApprove()
+    )
+    await app.start()
+    await until(lambda: app.link.connected, timeout=30, what="the managed browser's extension to connect")
+    yield app
+    await app.stop()
+    logsetup.detach()
+
+
+@pytest_asyncio.fixture(scope="session", loop_scope="session")
+async def mcp(e2e_app: App, e2e_home: Path) -> AsyncIterator[StdioMcp]:
+    client = StdioMcp({"TABPILOT_HOME": str(e2e_home)})
+    await client.start()
+    yield client
+    await client.close()
+
+
+@pytest_asyncio.fixture(loop_scope="session")
+async def tab(e2e_app: App, site: FixtureSite) -> AsyncIterator[Any]:
+    """A fresh tab on the fixture's index page, in front; closed afterwards. The pilot starts off."""
+    e2e_app.set_pilot(False, remember=False)
+    assert e2e_app.managed is not None
+    page = await e2e_app.managed.context.new_page()
+    await page.goto(site.url("/index.html"))
+    await page.bring_to_front()
+    yield page
+    await page.close()
+    e2e_app.set_pilot(False, remember=False)
+
+
+@pytest_asyncio.fixture(loop_scope="session")
+async def pilot_on(e2e_app: App) -> None:
+    """The human switches AI Web Pilot on (the tray toggle, or `serve --pilot`)."""
+    e2e_app.set_pilot(True, remember=False)
+
+
+def home_env(home: Path) -> dict[str, str]:
+    return {**os.environ, "TABPILOT_HOME": str(home)}

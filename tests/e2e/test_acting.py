@@ -1,0 +1,123 @@
+"""With the pilot on: navigate and execute_js exactly as the contract says."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tests.e2e.conftest import E2E
+from tests.support.mcp_stdio import StdioMcp
+from tests.support.site import FixtureSite
+from tests.support.waiting import until
+
+pytestmark = [pytest.mark.e2e, E2E]
+
+
+async def test_navigate_returns_the_new_title(
+    mcp: StdioMcp, tab: Any, pilot_on: None, site: FixtureSite
+) -> None:
+    result = await mcp.ok("interact", {"action": "navigate", "url": site.url("/second.html")})
+    assert result == {"status": "complete", "url": site.url("/second.html"), "title": "Second Page"}
+    assert tab.url == site.url("/second.html")
+
+
+async def test_navigate_refuses_non_web_urls(mcp: StdioMcp, tab: Any, pilot_on: None) -> None:
+    for url in ("javascript:alert(1)", "file:///etc/passwd", "chrome://settings", "/relative"):
+        err = await mcp.error("interact", {"action": "navigate", "url": url})
+        assert err["error"] == "invalid_params", url
+
+
+async def test_execute_js_expression_body_and_await(mcp: StdioMcp, tab: Any, pilot_on: None) -> None:
+    assert await mcp.ok("interact", {"action": "execute_js", "script": "1 + 1"}) == {
+        "success": True,
+        "result": 2,
+    }
+    body = await mcp.ok("interact", {"action": "execute_js", "script": "const a = 20; return a + 1;"})
+    assert body == {"success": True, "result": 21}
+    fetched = await mcp.ok(
+        "interact",
+        {
+            "action": "execute_js",
+            "script": "const r = await fetch('/api/data'); return (await r.json()).items",
+        },
+    )
+    assert fetched == {"success": True, "result": [1, 2, 3]}
+    expr = await mcp.ok(
+        "interact", {"action": "execute_js", "script": "await Promise.resolve(document.title)"}
+    )
+    assert expr == {"success": True, "result": "Tabpilot Fixture"}
+
+
+async def test_execute_js_errors_come_back_with_a_stack(mcp: StdioMcp, tab: Any, pilot_on: None) -> None:
+    thrown = await mcp.ok("interact", {"action": "execute_js", "script": "throw new Error('test')"})
+    assert thrown["success"] is False
+    assert thrown["error"] == "test"
+    assert "Error: test" in thrown["stack"]
+    syntax = await mcp.ok("interact", {"action": "execute_js", "script": "let = = 3"})
+    assert syntax["success"] is False
+    assert "SyntaxError" in syntax["error"]
+
+
+async def test_a_runaway_script_is_stopped_and_the_page_stays_usable(
+    mcp: StdioMcp, tab: Any, pilot_on: None
+) -> None:
+    for script in ("while(true){}", "await 1; while(true){}"):
+        err = await mcp.error("interact", {"action": "execute_js", "script": script, "timeout_ms": 1000})
+        assert err["error"] == "timeout", script
+        after = await mcp.ok("interact", {"action": "execute_js", "script": "document.title"})
+        assert after == {"success": True, "result": "Tabpilot Fixture"}
+    assert await tab.evaluate("1 + 2") == 3
+
+
+async def test_execute_js_works_under_a_strict_csp(
+    mcp: StdioMcp, tab: Any, pilot_on: None, site: FixtureSite
+) -> None:
+    response = await tab.goto(site.url("/csp.html"))
+    assert "script-src 'self'" in (await response.all_headers())["content-security-policy"]
+    assert await tab.title() == "Strict CSP", "the page's own inline script must have been blocked by its CSP"
+    result = await mcp.ok(
+        "interact", {"action": "execute_js", "script": "document.getElementById('msg').textContent"}
+    )
+    assert result == {"success": True, "result": "This page forbids eval and inline scripts."}
+
+
+async def test_non_json_values_come_back_as_readable_strings(mcp: StdioMcp, tab: Any, pilot_on: None) -> None:
+    node = await mcp.ok("interact", {"action": "execute_js", "script": "document.querySelector('h1')"})
+    assert node == {"success": True, "result": "<h1>Welcome to the fixture</h1>"}
+    mixed = await mcp.ok(
+        "interact",
+        {
+            "action": "execute_js",
+            "script": "const o = {f() {}, n: NaN, big: 10n, u: undefined, d: new Date(0), m: new Map([[1, 2]])}; "
+            "o.self = o; return [o, window, document.querySelectorAll('#users li').length]",
+        },
+    )
+    value = mixed["result"]
+    assert value[0] == {
+        "f": "[Function: f]",
+        "n": "NaN",
+        "big": "10n",
+        "d": "1970-01-01T00:00:00.000Z",
+        "m": [[1, 2]],
+        "self": "[Circular]",
+    }
+    assert value[1].startswith("[Window")
+    assert value[2] == 3
+
+
+async def test_background_commands_are_followed_with_command_result(
+    mcp: StdioMcp, tab: Any, pilot_on: None, site: FixtureSite
+) -> None:
+    queued = await mcp.ok(
+        "interact", {"action": "navigate", "url": site.url("/slow?s=0.5"), "background": True}
+    )
+    assert queued["status"] == "queued"
+    cid = queued["correlation_id"]
+
+    async def finished() -> dict[str, Any] | None:
+        result = await mcp.ok("observe", {"what": "command_result", "correlation_id": cid})
+        return result if result.get("status") == "complete" else None
+
+    final = await until(finished, timeout=15, what="the background navigation to finish")
+    assert final == {"status": "complete", "url": site.url("/slow?s=0.5"), "title": "Slow"}

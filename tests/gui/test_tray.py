@@ -1,0 +1,156 @@
+"""The tray: the AI Web Pilot toggle, the icon's look, the browser line. Real App, real bridge, real tray."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtGui import QImage
+from pytestqt.qtbot import QtBot
+from tests.conftest import AppFactory
+from tests.gui.conftest import ExtensionFactory, TrayFactory, click_menu_item, find_action
+from tests.support.waiting import until
+
+from tabpilot.ui.icons import tray_icon
+from tabpilot.ui.tray import TrayController
+
+
+def icon_image(tray: TrayController) -> QImage:
+    return tray.tray.icon().pixmap(32, 32).toImage()
+
+
+async def test_pilot_is_off_on_a_fresh_home(make_app: AppFactory, make_tray: TrayFactory, home: Path) -> None:
+    app = await make_app()
+    tray = make_tray(app)
+    action = find_action(tray.menu, "AI Web Pilot")
+    assert action is tray.pilot_action
+    assert action.isCheckable()
+    assert action.isEnabled()
+    assert not action.isChecked()
+    assert app.engine.pilot.ai_web_pilot is False
+    assert "AI Web Pilot off" in tray.tray.toolTip()
+
+
+async def test_pilot_toggle_pushes_state_and_survives_a_restart(
+    make_app: AppFactory,
+    make_tray: TrayFactory,
+    connect_extension: ExtensionFactory,
+    qtbot: QtBot,
+    home: Path,
+) -> None:
+    app = await make_app()
+    tray = make_tray(app)
+    fake = await connect_extension(app)
+    assert fake.welcome is not None
+    assert fake.welcome["state"]["ai_web_pilot"] is False
+    action = find_action(tray.menu, "AI Web Pilot")
+
+    def last_state() -> Any:
+        return fake.states[-1]["ai_web_pilot"] if fake.states else None
+
+    await click_menu_item(qtbot, tray.menu, action)
+    assert action.isChecked()
+    assert app.engine.pilot.ai_web_pilot is True
+    await until(lambda: last_state() is True, what="a state frame with the pilot ON")
+    assert "AI Web Pilot ON" in tray.tray.toolTip()
+
+    await click_menu_item(qtbot, tray.menu, action)
+    assert not action.isChecked()
+    assert app.engine.pilot.ai_web_pilot is False
+    await until(lambda: last_state() is False, what="a state frame with the pilot off")
+    assert [s["ai_web_pilot"] for s in fake.states] == [True, False]
+
+    await click_menu_item(qtbot, tray.menu, action)
+    await until(lambda: last_state() is True, what="a state frame with the pilot ON again")
+    assert json.loads((home / "config.json").read_text(encoding="utf-8"))["ai_web_pilot"] is True
+
+    # Quit and start again on the same home: the human's choice is remembered.
+    tray.close()
+    await app.stop()
+    await until(lambda: fake.closed, what="the bridge to close the extension's socket")
+    again = await make_app()
+    assert again.engine.pilot.ai_web_pilot is True
+    tray2 = make_tray(again)
+    assert find_action(tray2.menu, "AI Web Pilot").isChecked()
+    fake2 = await connect_extension(again)
+    assert fake2.welcome is not None
+    assert fake2.welcome["state"]["ai_web_pilot"] is True
+    await until(lambda: tray2.look == "pilot", what="the pilot look after the restart")
+
+    # ...and so is turning it off.
+    await click_menu_item(qtbot, tray2.menu, find_action(tray2.menu, "AI Web Pilot"))
+    await until(lambda: bool(fake2.states) and fake2.states[-1]["ai_web_pilot"] is False, what="pilot off")
+    tray2.close()
+    await again.stop()
+    third = await make_app()
+    assert third.engine.pilot.ai_web_pilot is False
+    assert not make_tray(third).pilot_action.isChecked()
+
+
+async def test_look_and_browser_line_follow_the_extension(
+    make_app: AppFactory, make_tray: TrayFactory, connect_extension: ExtensionFactory
+) -> None:
+    app = await make_app()
+    tray = make_tray(app)
+    link_line = find_action(tray.menu, "Browser:")
+    assert tray.look == "disconnected"
+    assert link_line.text() == "Browser: not connected"
+    assert tray.tray.icon().cacheKey() == tray_icon("disconnected").cacheKey()
+    disconnected_image = icon_image(tray)
+    assert not disconnected_image.isNull()
+
+    fake = await connect_extension(app)
+    await until(lambda: tray.look == "connected", what="the connected look")
+    assert tray.tray.icon().cacheKey() == tray_icon("connected").cacheKey()
+    connected_image = icon_image(tray)
+    assert connected_image != disconnected_image
+    assert link_line.text() == "Browser: connected — FakeChrome 1.0"
+    assert "connected — FakeChrome 1.0" in tray.tray.toolTip()
+
+    tray.pilot_action.trigger()
+    await until(lambda: tray.look == "pilot", what="the pilot look")
+    assert tray.tray.icon().cacheKey() == tray_icon("pilot").cacheKey()
+    pilot_image = icon_image(tray)
+    assert pilot_image not in (connected_image, disconnected_image)
+
+    await fake.close()
+    await until(lambda: tray.look == "disconnected", what="the disconnected look")
+    assert tray.tray.icon().cacheKey() == tray_icon("disconnected").cacheKey()
+    assert icon_image(tray) == disconnected_image
+    assert link_line.text() == "Browser: not connected"
+    assert tray.pilot_action.isChecked(), "losing the browser must not change the human's pilot choice"
+
+
+async def test_busy_look_while_a_command_runs(
+    make_app: AppFactory, make_tray: TrayFactory, connect_extension: ExtensionFactory
+) -> None:
+    app = await make_app(pilot=True)
+    tray = make_tray(app)
+    release = asyncio.Event()
+    page = {"url": "http://127.0.0.1/", "title": "Fixture", "viewport": {"width": 800, "height": 600}}
+
+    async def page_info(params: dict[str, Any]) -> dict[str, Any]:
+        await release.wait()
+        return page
+
+    await connect_extension(app, page_info=page_info)
+    await until(lambda: tray.look == "pilot", what="the pilot look")
+    idle_image = icon_image(tray)
+
+    call = asyncio.get_running_loop().create_task(app.engine.call("observe", {"what": "page"}))
+    await until(lambda: tray.look == "busy", what="the busy look")
+    assert tray.tray.icon().cacheKey() == tray_icon("busy").cacheKey()
+    assert icon_image(tray) != idle_image
+    # Busy for as long as the command runs, not only for the short hold after it starts.
+    await until(lambda: not tray._busy_until_idle.isActive(), what="the busy hold to pass")
+    assert not call.done()
+    assert tray.compute_look() == "busy"
+    assert tray.look == "busy"
+
+    release.set()
+    result = await asyncio.wait_for(call, 5)
+    assert result["title"] == "Fixture"
+    await until(lambda: tray.look == "pilot", timeout=3, what="the look to return to normal")
+    assert icon_image(tray) == idle_image
