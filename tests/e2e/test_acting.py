@@ -89,8 +89,9 @@ async def test_non_json_values_come_back_as_readable_strings(mcp: StdioMcp, tab:
         "interact",
         {
             "action": "execute_js",
-            "script": "const o = {f() {}, n: NaN, big: 10n, u: undefined, d: new Date(0), m: new Map([[1, 2]])}; "
-            "o.self = o; return [o, window, document.querySelectorAll('#users li').length]",
+            "script": "const o = {f() {}, n: NaN, big: 10n, u: undefined, d: new Date(0), "
+            "m: new Map([[1, 2]])}; o.self = o; "
+            "return [o, window, document.querySelectorAll('#users li').length]",
         },
     )
     value = mixed["result"]
