@@ -69,6 +69,7 @@ class App:
         self.stopped = asyncio.Event()
         self._started_at = time.time()
         self._lock = InstanceLock(paths.lock_file)
+        self._awaiting_link = False
         self._tasks: set[asyncio.Task[Any]] = set()
 
     # -- lifecycle -------------------------------------------------------------------------------
@@ -77,6 +78,13 @@ class App:
         self.paths.ensure()
         if not self._lock.acquire():
             raise AlreadyRunning(statefile.read(self.paths.state_file))
+        try:
+            await self._start()
+        except BaseException:
+            await self.stop()
+            raise
+
+    async def _start(self) -> None:
         self.token = keyring_store.get_or_create_token(self.paths.keyring_account)
         hooks = BridgeHooks(
             api_call=self.api_call,
@@ -92,6 +100,7 @@ class App:
         await self.mcp.start()
         self.bridge.mcp_handler = self.mcp.handle
         self.link.subscribe(self.engine.set_browser_connected)
+        self.link.subscribe(self._link_changed)
         self.engine.pilot.subscribe(lambda _p: self._spawn(self._push_state()))
         statefile.write(
             self.paths.state_file,
@@ -127,12 +136,14 @@ class App:
                 port=self.bridge.port,
             )
             managed = self.managed
-            self.engine.browser_expected = lambda: (
-                managed.launching or (managed.running and not self.link.connected)
-            )
+            # Calls wait for a browser that is on its way (launching, or launched and not yet linked);
+            # once a linked browser is lost they fail fast with extension_not_connected.
+            managed.on_launch = lambda: setattr(self, "_awaiting_link", True)
+            self.engine.browser_expected = lambda: managed.launching or self._awaiting_link
         try:
             await self.managed.start()
         except Exception as exc:
+            self._awaiting_link = False
             ref = new_log_ref()
             log.exception("the managed browser could not start [%s]", ref)
             raise TabpilotError(
@@ -212,6 +223,10 @@ class App:
                 "reason": "This managed-browser launch is not ours.",
             }
         return None
+
+    def _link_changed(self, connected: bool) -> None:
+        if connected:
+            self._awaiting_link = False
 
     def _link_state(self) -> dict[str, Any]:
         return self.engine.pilot.snapshot()

@@ -142,6 +142,8 @@ class ExtensionLink:
         else:
             err = msg["error"]
             details = err.get("details") if isinstance(err.get("details"), dict) else {}
+            # The envelope's own keys cannot be overridden from the wire (nor clash with the arguments).
+            details = {k: v for k, v in details.items() if k not in ("code", "message", "error")}
             future.set_exception(
                 TabpilotError(
                     coerce_code(err.get("code")), str(err.get("message") or "browser error"), **details

@@ -116,10 +116,12 @@ def parse_incoming(raw: str | bytes) -> dict[str, Any]:
     if not isinstance(msg, dict):
         raise ProtocolError("frame is not a JSON object")
     kind = msg.get("type")
-    if kind not in _REQUIRED:
+    if not isinstance(kind, str) or kind not in _REQUIRED:
         raise ProtocolError(f"unknown frame type {kind!r}")
     for name, expected in _REQUIRED[kind]:
-        if not isinstance(msg.get(name), expected):
+        value = msg.get(name)
+        # bool is an int in Python; `"protocol": true` is not version 1.
+        if not isinstance(value, expected) or (isinstance(value, bool) and expected is int):
             raise ProtocolError(f"{kind} frame lacks a valid '{name}'")
     if kind == "result":
         if msg["ok"] and not isinstance(msg.get("data", {}), dict):

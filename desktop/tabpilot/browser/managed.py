@@ -38,6 +38,7 @@ class ManagedBrowser:
         """A fresh secret per launch that the extension copy presents: 'already paired' without a prompt."""
         self.launching = False
         self.on_change: Callable[[], None] = lambda: None
+        self.on_launch: Callable[[], None] = lambda: None
         self._pw: Any = None
         self._context: Any = None
         self._stopping = False
@@ -72,6 +73,7 @@ class ManagedBrowser:
             return
         self._stopping = False
         self.launching = True
+        self.on_launch()
         self.on_change()
         try:
             await self._launch()

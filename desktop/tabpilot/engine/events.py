@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import logging
 from collections import deque
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
+
+log = logging.getLogger("tabpilot.engine")
 
 Phase = Literal["started", "awaiting_approval", "progress", "finished"]
 Outcome = Literal["ok", "error", "denied"]
@@ -54,7 +57,11 @@ class ActivityStream:
             self.running = max(0, self.running - 1)
         self._history.append(event)
         for subscriber in list(self._subscribers):
-            subscriber(event)
+            # A failing window or log sink must not stop the command it reports on (a boundary).
+            try:
+                subscriber(event)
+            except Exception:
+                log.exception("an activity subscriber failed on %s %s", event.phase, event.correlation_id)
 
     def recent(self, limit: int | None = None) -> list[ActivityEvent]:
         items = list(self._history)

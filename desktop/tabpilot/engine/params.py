@@ -77,7 +77,8 @@ class Param:
             )
         if self.items and isinstance(value, list):
             item_types = _PY_TYPES[self.items]
-            if not all(isinstance(v, item_types) and not isinstance(v, bool) for v in value):
+            numeric = self.items in ("integer", "number")
+            if not all(isinstance(v, item_types) and not (numeric and isinstance(v, bool)) for v in value):
                 raise TabpilotError(
                     "invalid_params",
                     f"{where}: '{self.name}' must be a list of {self.items}s.",

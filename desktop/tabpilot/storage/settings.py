@@ -42,7 +42,13 @@ class Settings:
         values: dict[str, Any] = {}
         defaults = cls()
         for name, value in raw.items():
-            if name in known and isinstance(value, type(getattr(defaults, name))):
+            expected = type(getattr(defaults, name)) if name in known else None
+            # bool is an int in Python: `"port": true` is not a port.
+            if (
+                expected is not None
+                and isinstance(value, expected)
+                and not (isinstance(value, bool) and expected is not bool)
+            ):
                 values[name] = value
         settings = cls(**values)
         settings.capabilities = {

@@ -57,11 +57,22 @@ class TrayController(QObject):
         self.pilot_action.toggled.connect(self._pilot_toggled)
         self.open_browser_action.triggered.connect(self._open_browser)
         self.quit_action.triggered.connect(quit_app)
-        app.link.subscribe(lambda _connected: self.refresh())
-        app.engine.pilot.subscribe(lambda _pilot: self.refresh())
-        app.engine.activity.subscribe(self._activity)
+        self._unsubscribe = [
+            app.link.subscribe(lambda _connected: self.refresh()),
+            app.engine.pilot.subscribe(lambda _pilot: self.refresh()),
+            app.engine.activity.subscribe(self._activity),
+        ]
         self.refresh()
         self.tray.show()
+
+    def close(self) -> None:
+        """Hide the icon and stop following the app (the app may go on, e.g. in tests)."""
+        for unsubscribe in self._unsubscribe:
+            unsubscribe()
+        self._unsubscribe.clear()
+        self._busy_until_idle.stop()
+        self.menu.hide()
+        self.tray.hide()
 
     def _pilot_toggled(self, on: bool) -> None:
         if on != self.app.engine.pilot.ai_web_pilot:
