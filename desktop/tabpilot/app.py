@@ -28,8 +28,6 @@ from tabpilot.vault import keyring_store
 
 log = logging.getLogger("tabpilot.app")
 
-AUTO_IDLE_EXIT_S = 30 * 60
-
 
 class AlreadyRunning(RuntimeError):
     def __init__(self, state: statefile.AppState | None) -> None:

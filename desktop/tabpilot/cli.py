@@ -9,12 +9,16 @@ import os
 import signal
 import sys
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tabpilot import __version__
 from tabpilot.paths import Paths
 
+if TYPE_CHECKING:
+    from tabpilot.app import AppOptions
+
 EXIT_NOT_RUNNING = 3
+AUTO_IDLE_EXIT_S = 30 * 60
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -94,15 +98,12 @@ def _tray(paths: Paths, args: argparse.Namespace) -> int:
     return run_tray(paths, verbose=args.verbose)
 
 
-def _serve(paths: Paths, args: argparse.Namespace) -> int:
-    from tabpilot import logsetup
-    from tabpilot.app import AlreadyRunning, App, AppOptions
-    from tabpilot.approvals import headless_approvals
-    from tabpilot.vault.keyring_store import KeyringUnavailable
+def serve_options(args: argparse.Namespace) -> AppOptions:
+    """A serve that `tabpilot mcp` started stops after 30 idle minutes; one a person started runs on."""
+    from tabpilot.app import AppOptions
 
-    logsetup.configure(paths, verbose=args.verbose)
-    idle = args.idle_exit if args.idle_exit else (30 * 60 if args.auto_started else None)
-    options = AppOptions(
+    idle = args.idle_exit if args.idle_exit else (AUTO_IDLE_EXIT_S if args.auto_started else None)
+    return AppOptions(
         mode="serve",
         browser=args.browser,
         headless=args.headless,
@@ -111,6 +112,16 @@ def _serve(paths: Paths, args: argparse.Namespace) -> int:
         auto_started=args.auto_started,
         idle_exit_s=idle,
     )
+
+
+def _serve(paths: Paths, args: argparse.Namespace) -> int:
+    from tabpilot import logsetup
+    from tabpilot.app import AlreadyRunning, App
+    from tabpilot.approvals import headless_approvals
+    from tabpilot.vault.keyring_store import KeyringUnavailable
+
+    logsetup.configure(paths, verbose=args.verbose)
+    options = serve_options(args)
 
     async def run() -> int:
         app = App(paths, options, headless_approvals(args.approve))
