@@ -20,7 +20,7 @@ class BrowserCall:
 
 
 class FakeBrowser:
-    """A BrowserPort: records every request and answers from `replies` (a dict, an exception, or a coroutine)."""
+    """A BrowserPort: records each request; answers from `replies` (a dict, an exception or a coroutine)."""
 
     def __init__(self, *, connected: bool = True, active_url: str | None = "https://example.test/") -> None:
         self._connected = connected

@@ -28,9 +28,19 @@ def write(path: Path, state: AppState) -> None:
 def read(path: Path) -> AppState | None:
     try:
         raw = json.loads(path.read_text(encoding="utf-8"))
-        return AppState(**raw)
+        state = AppState(**raw)
     except (OSError, ValueError, TypeError):
         return None
+    # A hand-edited or foreign file must not make `status` crash or signal process groups (pid 0, -1).
+    if not (
+        _whole(state.pid) and 0 < state.pid < 2**31 and _whole(state.port) and isinstance(state.mode, str)
+    ):
+        return None
+    return state
+
+
+def _whole(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def remove(path: Path, pid: int) -> None:
@@ -41,6 +51,8 @@ def remove(path: Path, pid: int) -> None:
 
 
 def pid_alive(pid: int) -> bool:
+    if pid <= 0:  # os.kill(0 or -1, 0) asks about process groups, not one app
+        return False
     try:
         os.kill(pid, 0)
     except ProcessLookupError:

@@ -1,0 +1,256 @@
+"""ExtensionLink: requests matched to replies by id over a (fake) socket; failures as contract codes."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+import pytest
+
+from tabpilot.bridge.link import ExtensionLink
+from tabpilot.bridge.protocol import Hello
+from tabpilot.engine.errors import TabpilotError
+from tests.support.waiting import until
+
+HELLO: Hello = {
+    "type": "hello",
+    "protocol": 1,
+    "extension_version": "0.1.0",
+    "extension_id": "mlkkpgdajhikmngjhninkfngfhbknalp",
+    "instance_id": "inst-1",
+    "browser": {"name": "Chromium", "version": "126"},
+}
+
+
+class FakeSocket:
+    def __init__(self, *, broken: bool = False) -> None:
+        self.sent: list[dict[str, Any]] = []
+        self.broken = broken
+        self.closed = False
+
+    async def send_str(self, data: str) -> None:
+        if self.broken:
+            raise ConnectionResetError("socket is closing")
+        self.sent.append(json.loads(data))
+
+    async def close(self, *, code: int = 1000, message: bytes = b"") -> bool:
+        self.closed = True
+        return True
+
+
+@pytest.fixture
+def socket() -> FakeSocket:
+    return FakeSocket()
+
+
+@pytest.fixture
+def link(socket: FakeSocket) -> ExtensionLink:
+    link = ExtensionLink()
+    link.attach(socket, HELLO)
+    return link
+
+
+async def sent_commands(socket: FakeSocket, count: int) -> list[dict[str, Any]]:
+    await until(lambda: len(socket.sent) >= count, timeout=5, what=f"{count} command frames")
+    return socket.sent
+
+
+async def failure(awaitable: Any) -> TabpilotError:
+    with pytest.raises(TabpilotError) as info:
+        await awaitable
+    return info.value
+
+
+def ok(msg_id: str, data: Any) -> dict[str, Any]:
+    return {"type": "result", "id": msg_id, "ok": True, "data": data}
+
+
+def err(msg_id: str, error: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "result", "id": msg_id, "ok": False, "error": error}
+
+
+async def test_not_connected() -> None:
+    link = ExtensionLink()
+    assert not link.connected
+    assert link.info() == {}
+    e = await failure(link.request("page.info", {}, timeout_s=1))
+    assert e.code == "extension_not_connected"
+
+
+async def test_a_command_frame_carries_op_params_and_timeout(link: ExtensionLink, socket: FakeSocket) -> None:
+    task = asyncio.create_task(link.request("dom.query", {"selector": "h1"}, timeout_s=2.5))
+    (frame,) = await sent_commands(socket, 1)
+    assert frame == {
+        "type": "command",
+        "id": frame["id"],
+        "op": "dom.query",
+        "params": {"selector": "h1"},
+        "timeout_ms": 2500,
+    }
+    link.resolve(ok(frame["id"], {"matchCount": 1}))
+    assert await task == {"matchCount": 1}
+
+
+async def test_out_of_order_replies_reach_the_right_callers(link: ExtensionLink, socket: FakeSocket) -> None:
+    first = asyncio.create_task(link.request("page.info", {"n": 1}, timeout_s=5))
+    second = asyncio.create_task(link.request("tabs.list", {"n": 2}, timeout_s=5))
+    frames = await sent_commands(socket, 2)
+    ids = [f["id"] for f in frames]
+    assert len(set(ids)) == 2
+    by_op = {f["op"]: f["id"] for f in frames}
+    link.resolve(ok(by_op["tabs.list"], {"tabs": []}))
+    link.resolve(ok(by_op["page.info"], {"title": "A"}))
+    assert await first == {"title": "A"}
+    assert await second == {"tabs": []}
+
+
+async def test_an_empty_success_is_an_empty_object(link: ExtensionLink, socket: FakeSocket) -> None:
+    task = asyncio.create_task(link.request("tabs.track", {}, timeout_s=5))
+    (frame,) = await sent_commands(socket, 1)
+    link.resolve({"type": "result", "id": frame["id"], "ok": True})
+    assert await task == {}
+
+
+async def test_no_reply_in_time_is_timeout(link: ExtensionLink, socket: FakeSocket) -> None:
+    e = await failure(link.request("js.execute", {"script": "1"}, timeout_s=0.05))
+    assert e.code == "timeout"
+    assert "'js.execute'" in e.message and "0.05 s" in e.message
+    # A late reply is dropped quietly.
+    link.resolve(ok(socket.sent[0]["id"], {"late": True}))
+
+
+async def test_detach_fails_pending_requests(link: ExtensionLink, socket: FakeSocket) -> None:
+    states: list[bool] = []
+    link.subscribe(states.append)
+    task = asyncio.create_task(link.request("page.info", {}, timeout_s=5))
+    await sent_commands(socket, 1)
+    link.detach(socket)
+    e = await failure(task)
+    assert e.code == "extension_not_connected"
+    assert "disconnected" in e.message
+    assert not link.connected and link.info() == {}
+    assert states == [False]
+
+
+async def test_detaching_a_replaced_socket_changes_nothing(link: ExtensionLink, socket: FakeSocket) -> None:
+    newer = FakeSocket()
+    assert link.attach(newer, {**HELLO, "instance_id": "inst-2"}) is socket
+    link.detach(socket)
+    assert link.connected and link.is_current(newer)
+    assert link.info()["instance_id"] == "inst-2"
+
+
+async def test_a_reconnect_fails_requests_sent_on_the_old_socket(
+    link: ExtensionLink, socket: FakeSocket
+) -> None:
+    task = asyncio.create_task(link.request("page.info", {}, timeout_s=5))
+    await sent_commands(socket, 1)
+    link.attach(FakeSocket(), HELLO)
+    e = await failure(task)
+    assert e.code == "extension_not_connected"
+    assert "reconnected" in e.message
+
+
+async def test_a_broken_socket_is_extension_not_connected() -> None:
+    link = ExtensionLink()
+    link.attach(FakeSocket(broken=True), HELLO)
+    e = await failure(link.request("page.info", {}, timeout_s=5))
+    assert e.code == "extension_not_connected"
+
+
+@pytest.mark.parametrize(
+    ("error", "code", "message", "details"),
+    [
+        (
+            {"code": "element_not_found", "message": "No '#x'.", "details": {"selector": "#x"}},
+            "element_not_found",
+            "No '#x'.",
+            {"selector": "#x"},
+        ),
+        ({"code": "timeout", "message": "slow"}, "timeout", "slow", {}),
+        ({"code": "weird_new_code", "message": "odd"}, "internal", "odd", {}),
+        ({"code": 5}, "internal", "browser error", {}),
+        ({"message": "m", "details": "not an object"}, "internal", "m", {}),
+        (
+            {
+                "code": "timeout",
+                "message": "slow",
+                "details": {"message": "x", "code": "y", "error": "z", "n": 1},
+            },
+            "timeout",
+            "slow",
+            {"n": 1},
+        ),
+    ],
+)
+async def test_error_results_map_to_contract_codes(
+    link: ExtensionLink,
+    socket: FakeSocket,
+    error: dict[str, Any],
+    code: str,
+    message: str,
+    details: dict[str, Any],
+) -> None:
+    task = asyncio.create_task(link.request("dom.query", {"selector": "#x"}, timeout_s=5))
+    (frame,) = await sent_commands(socket, 1)
+    link.resolve(err(frame["id"], error))
+    e = await failure(task)
+    assert (e.code, e.message, e.details) == (code, message, details)
+    assert e.envelope()["error"] == code
+
+
+async def test_an_op_outside_the_protocol_is_a_programming_error(
+    link: ExtensionLink, socket: FakeSocket
+) -> None:
+    with pytest.raises(ValueError, match="not in the bridge protocol"):
+        await link.request("fs.read", {}, timeout_s=1)
+    assert socket.sent == []
+
+
+def test_results_for_unknown_ids_are_ignored(link: ExtensionLink) -> None:
+    link.resolve(ok("m999", {}))
+
+
+def test_info_describes_the_connected_browser(link: ExtensionLink) -> None:
+    assert link.info() == {
+        "name": "Chromium",
+        "version": "126",
+        "extension_version": "0.1.0",
+        "extension_id": "mlkkpgdajhikmngjhninkfngfhbknalp",
+        "instance_id": "inst-1",
+        "managed": False,
+        "active_url": None,
+    }
+    link.attach(FakeSocket(), {**HELLO, "managed_nonce": "n"})
+    assert link.info()["managed"] is True
+
+
+async def test_events_update_the_page_and_reach_handlers(link: ExtensionLink) -> None:
+    seen: list[tuple[str, str]] = []
+
+    async def async_handler(name: str, data: dict[str, Any]) -> None:
+        seen.append(("async", name))
+
+    link.on_event(lambda name, data: seen.append(("sync", name)))
+    link.on_event(async_handler)
+    await link.handle_event("page", {"url": "https://a.test/", "title": "A"})
+    assert link.info()["active_url"] == "https://a.test/"
+    assert seen == [("sync", "page"), ("async", "page")]
+
+
+async def test_send_on_a_closing_socket_is_dropped() -> None:
+    link = ExtensionLink()
+    await link.send({"type": "state"})  # not connected: nothing to do
+    link.attach(FakeSocket(broken=True), HELLO)
+    await link.send({"type": "state"})
+
+
+def test_listeners_hear_connects(socket: FakeSocket) -> None:
+    link = ExtensionLink()
+    states: list[bool] = []
+    unsubscribe = link.subscribe(states.append)
+    link.attach(socket, HELLO)
+    unsubscribe()
+    link.detach(socket)
+    assert states == [True]

@@ -1,0 +1,119 @@
+"""Approval: page-changing commands ask the human; a denial has no side effect; slow answers don't block."""
+
+from __future__ import annotations
+
+import base64
+from typing import Any
+
+import pytest
+
+from tabpilot.engine.core import Engine
+from tabpilot.engine.errors import TabpilotError
+from tests.support.waiting import until
+from tests.unit.engine.conftest import EngineFactory
+from tests.unit.fakes import FakeApprovals, FakeBrowser
+
+JS = {"action": "execute_js", "script": "document.title = 'x'"}
+PENDING = ("queued", "running", "awaiting_approval")
+
+
+async def result_of(engine: Engine, correlation_id: str) -> dict[str, Any]:
+    return await engine.call("observe", {"what": "command_result", "correlation_id": correlation_id})
+
+
+async def final_result(engine: Engine, correlation_id: str) -> dict[str, Any]:
+    async def done() -> dict[str, Any] | None:
+        result = await result_of(engine, correlation_id)
+        return None if result.get("status") in PENDING else result
+
+    return await until(done, timeout=5, what=f"the final result of {correlation_id}")
+
+
+async def test_allowed_mutation_runs(engine: Engine, browser: FakeBrowser, approvals: FakeApprovals) -> None:
+    approvals.script = ["allow"]
+    browser.replies["js.execute"] = {"success": True, "result": "x"}
+    assert await engine.call("interact", JS, agent="claude") == {"success": True, "result": "x"}
+    (request,) = approvals.requests
+    assert (request.tool, request.mode, request.agent) == ("interact", "execute_js", "claude")
+    assert request.params["script"] == JS["script"]
+    assert request.tab_url == "https://example.test/"
+    (call,) = browser.calls
+    assert call.op == "js.execute"
+    assert call.params == {"script": JS["script"], "timeout_ms": 5000}
+    assert call.timeout_s == pytest.approx(7.0)  # the page's timeout plus a margin for the round trip
+
+
+async def test_denied_mutation_never_reaches_the_browser(
+    engine: Engine, browser: FakeBrowser, approvals: FakeApprovals
+) -> None:
+    approvals.script = ["deny"]
+    with pytest.raises(TabpilotError) as info:
+        await engine.call("interact", JS)
+    assert info.value.code == "approval_denied"
+    assert info.value.message == "The user denied interact.execute_js."
+    assert info.value.details["correlation_id"].startswith("corr-")
+    assert browser.calls == []
+    finished = engine.activity.recent()[-1]
+    assert (finished.phase, finished.outcome, finished.error) == ("finished", "denied", "approval_denied")
+
+
+async def test_unanswered_prompt_is_approval_timeout(
+    engine: Engine, browser: FakeBrowser, approvals: FakeApprovals
+) -> None:
+    approvals.script = ["timeout"]
+    with pytest.raises(TabpilotError) as info:
+        await engine.call("interact", JS)
+    assert info.value.code == "approval_timeout"
+    assert browser.calls == []
+
+
+async def test_reads_and_navigation_never_ask(
+    engine: Engine, browser: FakeBrowser, approvals: FakeApprovals
+) -> None:
+    approvals.script = ["deny"] * 5
+    browser.replies["tab.screenshot"] = {"data": base64.b64encode(b"png").decode()}
+    await engine.call("interact", {"action": "navigate", "url": "https://a.test/"})
+    await engine.call("observe", {"what": "dom", "selector": "h1"})
+    await engine.call("generate", {"type": "screenshot"})
+    await engine.call("configure", {"action": "track_tab", "tab_id": 3})
+    assert approvals.requests == []
+    assert browser.ops == ["tab.navigate", "dom.query", "tab.screenshot", "tabs.track"]
+
+
+async def test_the_prompt_shows_long_values_shortened(engine: Engine, approvals: FakeApprovals) -> None:
+    approvals.script = ["allow"]
+    script = "x" * 2000
+    await engine.call("interact", {"action": "execute_js", "script": script})
+    shown = approvals.requests[0].params["script"]
+    assert shown.startswith("x" * 500) and shown.endswith("(2000 chars)")
+    assert "tab_id" not in approvals.requests[0].params  # unset values are not shown
+
+
+async def test_slow_approval_answers_awaiting_approval_then_the_final_result(
+    make_engine: EngineFactory, browser: FakeBrowser, approvals: FakeApprovals
+) -> None:
+    engine = make_engine(approval_wait_ms=30)
+    browser.replies["js.execute"] = {"success": True, "result": 42}
+    pending = await engine.call("interact", JS)
+    assert pending["status"] == "awaiting_approval"
+    cid = pending["correlation_id"]
+    assert browser.calls == []
+    assert (await result_of(engine, cid))["status"] == "awaiting_approval"
+
+    approvals.held[0].set_result("allow")
+    assert await final_result(engine, cid) == {"success": True, "result": 42}
+    assert browser.ops == ["js.execute"]
+
+
+async def test_slow_denial_is_reported_by_command_result(
+    make_engine: EngineFactory, browser: FakeBrowser, approvals: FakeApprovals
+) -> None:
+    engine = make_engine(approval_wait_ms=30)
+    cid = (await engine.call("interact", JS))["correlation_id"]
+    approvals.held[0].set_result("deny")
+    await until(lambda: engine.jobs.get(cid).done, timeout=5, what="the denied job to end")  # type: ignore[union-attr]
+    with pytest.raises(TabpilotError) as info:
+        await result_of(engine, cid)
+    assert info.value.code == "approval_denied"
+    assert info.value.details["correlation_id"] == cid
+    assert browser.calls == []

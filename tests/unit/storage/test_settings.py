@@ -1,0 +1,97 @@
+"""config.json: whatever is in it, the app starts with sane settings; what it saves it reads back."""
+
+from __future__ import annotations
+
+import json
+import stat
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tabpilot.engine.pilot import CAPABILITY_DEFAULTS
+from tabpilot.storage.settings import DEFAULT_PORT, Settings
+
+
+@pytest.fixture
+def path(tmp_path: Path) -> Path:
+    return tmp_path / "config.json"
+
+
+def load_json(path: Path, raw: Any) -> Settings:
+    path.write_text(json.dumps(raw), encoding="utf-8")
+    return Settings.load(path)
+
+
+def test_missing_file_gives_defaults(path: Path) -> None:
+    settings = Settings.load(path)
+    assert settings == Settings()
+    assert settings.ai_web_pilot is False
+    assert settings.port == DEFAULT_PORT
+
+
+@pytest.mark.parametrize("garbage", [b"{not json", b"", b"\xff\xfe\x00", b"[1,2]", b'"text"', b"null", b"42"])
+def test_garbage_gives_defaults(path: Path, garbage: bytes) -> None:
+    path.write_bytes(garbage)
+    assert Settings.load(path) == Settings()
+
+
+def test_an_unreadable_path_gives_defaults(tmp_path: Path) -> None:
+    assert Settings.load(tmp_path) == Settings()  # a directory where the file should be
+
+
+def test_unknown_keys_are_ignored(path: Path) -> None:
+    settings = load_json(path, {"port": 9000, "theme": "dark", "__class__": "x"})
+    assert settings.port == 9000
+    assert not hasattr(settings, "theme")
+
+
+@pytest.mark.parametrize(
+    ("key", "value"),
+    [
+        ("port", "9000"),
+        ("port", True),
+        ("port", 90.5),
+        ("port", None),
+        ("ai_web_pilot", "yes"),
+        ("ai_web_pilot", 1),
+        ("step_delay_ms", False),
+        ("approval_wait_ms", [20000]),
+        ("browser_executable", 5),
+        ("capabilities", ["execute_js"]),
+    ],
+)
+def test_wrong_types_fall_back_to_the_default(path: Path, key: str, value: Any) -> None:
+    settings = load_json(path, {key: value, "managed_headless": True})
+    assert getattr(settings, key) == getattr(Settings(), key)
+    assert type(getattr(settings, key)) is type(getattr(Settings(), key))
+    assert settings.managed_headless is True  # the good values beside it are kept
+
+
+def test_capabilities_keep_known_booleans_and_fill_in_the_rest(path: Path) -> None:
+    settings = load_json(path, {"capabilities": {"execute_js": False, "scrape": "no", "teleport": True}})
+    assert settings.capabilities == {**CAPABILITY_DEFAULTS, "execute_js": False}
+
+
+def test_save_then_load_round_trips(path: Path) -> None:
+    settings = Settings(
+        ai_web_pilot=True,
+        capabilities={**CAPABILITY_DEFAULTS, "scrape": False},
+        port=50123,
+        browser_executable="/usr/bin/chromium",
+        managed_headless=True,
+        open_managed_at_start=False,
+        step_delay_ms=0,
+        approval_wait_ms=5000,
+    )
+    settings.save(path)
+    assert Settings.load(path) == settings
+    assert json.loads(path.read_text(encoding="utf-8")) == asdict(settings)
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+
+
+def test_save_creates_the_folder(tmp_path: Path) -> None:
+    path = tmp_path / "new" / "config.json"
+    Settings().save(path)
+    assert Settings.load(path) == Settings()
