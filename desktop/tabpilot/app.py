@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import importlib
 import logging
 import os
 import time
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from tabpilot import __version__
-from tabpilot.agent.server import McpEndpoint
 from tabpilot.bridge.link import ExtensionLink
 from tabpilot.bridge.protocol import Hello, Refused
 from tabpilot.bridge.server import BridgeHooks, BridgeServer
@@ -25,6 +25,9 @@ from tabpilot.storage import statefile
 from tabpilot.storage.lock import InstanceLock
 from tabpilot.storage.settings import Settings
 from tabpilot.vault import keyring_store
+
+if TYPE_CHECKING:
+    from tabpilot.agent.server import McpEndpoint
 
 log = logging.getLogger("tabpilot.app")
 
@@ -83,7 +86,9 @@ class App:
             raise
 
     async def _start(self) -> None:
-        self.token = keyring_store.get_or_create_token(self.paths.keyring_account)
+        if self.options.browser == "managed":
+            self._prepare_managed(self.options.headless).warm_up_soon()
+        self.token = await asyncio.to_thread(keyring_store.get_or_create_token, self.paths.keyring_account)
         hooks = BridgeHooks(
             api_call=self.api_call,
             status=self.status,
@@ -94,9 +99,6 @@ class App:
         self.bridge = BridgeServer(self.link, self.token, extension_origin(), hooks)
         port = self.options.port if self.options.port is not None else self.settings.port
         await self.bridge.start(port, fallback=self.options.port is None)
-        self.mcp = McpEndpoint(self.engine)
-        await self.mcp.start()
-        self.bridge.mcp_handler = self.mcp.handle
         self.link.subscribe(self.engine.set_browser_connected)
         self.link.subscribe(self._link_changed)
         self.engine.pilot.subscribe(lambda _p: self._spawn(self._push_state()))
@@ -121,25 +123,38 @@ class App:
         )
         if self.options.browser == "managed":
             self._spawn(self.open_managed_browser())
+        await self._start_mcp()
         if self.options.idle_exit_s:
             self._spawn(self._idle_watch(self.options.idle_exit_s))
 
-    async def open_managed_browser(self, headless: bool | None = None) -> None:
+    async def _start_mcp(self) -> None:
+        """The MCP SDK takes a second to import: do it while the managed browser starts."""
         assert self.bridge is not None
+        module = await asyncio.to_thread(importlib.import_module, "tabpilot.agent.server")
+        self.mcp = module.McpEndpoint(self.engine)
+        await self.mcp.start()
+        self.bridge.serve_mcp(self.mcp.handle, self.mcp.handle_socket)
+
+    def _prepare_managed(self, headless: bool) -> ManagedBrowser:
         if self.managed is None:
-            self.managed = ManagedBrowser(
-                self.paths,
-                headless=self.options.headless if headless is None else headless,
-                executable=self.settings.browser_executable,
-                port=self.bridge.port,
+            managed = ManagedBrowser(
+                self.paths, headless=headless, executable=self.settings.browser_executable
             )
-            managed = self.managed
             # Calls wait for a browser that is on its way (launching, or launched and not yet linked);
             # once a linked browser is lost they fail fast with extension_not_connected.
             managed.on_launch = lambda: setattr(self, "_awaiting_link", True)
             self.engine.browser_expected = lambda: managed.launching or self._awaiting_link
+            self.managed = managed
+        return self.managed
+
+    async def open_managed_browser(self, headless: bool | None = None) -> None:
+        assert self.bridge is not None
+        managed = self._prepare_managed(self.options.headless)
+        if headless is not None and not managed.running:
+            managed.headless = headless
+        managed.port = self.bridge.port
         try:
-            await self.managed.start()
+            await managed.start()
         except Exception as exc:
             self._awaiting_link = False
             ref = new_log_ref()

@@ -21,12 +21,18 @@ async function loadTarget() {
   return { port, managed: false };
 }
 
-async function instanceId() {
-  const { instanceId } = await chrome.storage.local.get("instanceId");
-  if (instanceId) return instanceId;
-  const fresh = crypto.randomUUID();
-  await chrome.storage.local.set({ instanceId: fresh });
-  return fresh;
+let instanceIdPromise = null;
+
+/** This extension install's stable id; one promise so that concurrent first calls agree. */
+function instanceId() {
+  instanceIdPromise ??= (async () => {
+    const { instanceId: known } = await chrome.storage.local.get("instanceId");
+    if (known) return known;
+    const fresh = crypto.randomUUID();
+    await chrome.storage.local.set({ instanceId: fresh });
+    return fresh;
+  })();
+  return instanceIdPromise;
 }
 
 function browserInfo() {
@@ -49,6 +55,7 @@ export class Connection {
     this.attempt = 0;
     this.retryTimer = null;
     this.keepaliveTimer = null;
+    this.opening = null;
     this.listeners = new Set();
   }
 
@@ -76,8 +83,18 @@ export class Connection {
     this.emit();
   }
 
-  async connect() {
-    if (this.ws && (this.ws.readyState === WebSocket.OPEN || this.ws.readyState === WebSocket.CONNECTING)) return;
+  /** Open the socket unless one is open or opening; concurrent callers share one attempt. */
+  connect() {
+    if (this.ws && (this.ws.readyState === WebSocket.OPEN || this.ws.readyState === WebSocket.CONNECTING)) {
+      return Promise.resolve();
+    }
+    this.opening ??= this.open().finally(() => {
+      this.opening = null;
+    });
+    return this.opening;
+  }
+
+  async open() {
     clearTimeout(this.retryTimer);
     this.target = await loadTarget();
     const ws = new WebSocket(`ws://127.0.0.1:${this.target.port}/ws`);

@@ -39,3 +39,6 @@ chrome.runtime.onMessage.addListener((msg, sender, reply) => {
 });
 
 connection.connect();
+
+// For a person debugging in the service worker's DevTools console.
+globalThis.tabpilot = { connection, dispatch };

@@ -3,12 +3,18 @@ import { Codes, TPError } from "./protocol.js";
 
 const RESTRICTED = /^(chrome|chrome-extension|devtools|edge|brave|about|view-source|chrome-search|chrome-untrusted):/i;
 
-export async function trackedTabId() {
-  const { trackedTabId } = await chrome.storage.session.get("trackedTabId");
-  return Number.isInteger(trackedTabId) ? trackedTabId : null;
+// The tracked tab lives in session storage (it survives the worker sleeping) and, once read, in memory:
+// every command asks for it, and storage would cost a round trip each time.
+let tracked = chrome.storage.session.get("trackedTabId").then(({ trackedTabId }) =>
+  Number.isInteger(trackedTabId) ? trackedTabId : null,
+);
+
+export function trackedTabId() {
+  return tracked;
 }
 
 export async function setTracked(tabId) {
+  tracked = Promise.resolve(tabId);
   if (tabId === null) await chrome.storage.session.remove("trackedTabId");
   else await chrome.storage.session.set({ trackedTabId: tabId });
 }

@@ -1,8 +1,7 @@
 // Tabpilot's content script: reads the page for the service worker. Isolated world, no page globals.
 // Guarded so that a second injection (after an extension reload) does not register twice.
 (() => {
-  if (globalThis.__tabpilotAgent) return;
-  globalThis.__tabpilotAgent = true;
+  if (globalThis.__tabpilot) return;
 
   const MAX_MATCHES = 50;
   const MAX_TEXT = 500;
@@ -164,23 +163,23 @@
     "dom.query": domQuery,
   };
 
-  chrome.runtime.onMessage.addListener((msg, sender, reply) => {
-    if (sender.id !== chrome.runtime.id || !msg || msg.tabpilot !== true) return false;
-    const op = OPS[msg.op];
-    if (!op) return false;
-    Promise.resolve()
-      .then(() => op(msg.params || {}))
-      .then(
-        (data) => reply({ data }),
-        (err) =>
-          reply({
-            error: {
-              code: err instanceof PageError ? err.code : "internal",
-              message: err instanceof PageError ? err.message : `Page script error: ${err && err.message}`,
-              details: err instanceof PageError ? err.details : undefined,
-            },
-          }),
-      );
-    return true;
-  });
+  // Called by the service worker through chrome.scripting.executeScript (same isolated world).
+  globalThis.__tabpilot = {
+    async run(op, params) {
+      const handler = OPS[op];
+      if (!handler) return { error: { code: "not_supported", message: `The page agent has no '${op}'.` } };
+      try {
+        return { data: await handler(params || {}) };
+      } catch (err) {
+        const known = err instanceof PageError;
+        return {
+          error: {
+            code: known ? err.code : "internal",
+            message: known ? err.message : `Page script error: ${err && err.message}`,
+            details: known ? err.details : undefined,
+          },
+        };
+      }
+    },
+  };
 })();

@@ -11,6 +11,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from tabpilot import client
+from tabpilot.paths import Paths
 from tests.support.waiting import until
 
 
@@ -34,6 +36,16 @@ def tabpilot(
 def status(home: Path) -> dict[str, Any]:
     done = tabpilot(home, "status", "--json")
     return {"exit": done.returncode, **json.loads(done.stdout)}
+
+
+def http_status(home: Path) -> dict[str, Any] | None:
+    """The app's status over its HTTP API, from this process (cheaper than `tabpilot status`)."""
+    try:
+        target = client.find(Paths.resolve(home))
+        reply: dict[str, Any] = client.request(target, "GET", "/api/v1/status", timeout=2)
+        return reply
+    except client.NotRunning:
+        return None
 
 
 class Serve:
@@ -62,8 +74,8 @@ class Serve:
             if self.proc.returncode is not None:
                 err = await self.proc.stderr.read() if self.proc.stderr else b""
                 raise AssertionError(f"serve exited with {self.proc.returncode}: {err.decode()[-2000:]}")
-            now = await asyncio.to_thread(status, self.home)
-            if now["exit"] == 0 and (now["extension_connected"] or not connected):
+            now = await asyncio.to_thread(http_status, self.home)
+            if now is not None and (now["extension_connected"] or not connected):
                 return now
             return None
 

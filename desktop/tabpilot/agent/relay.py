@@ -1,132 +1,79 @@
-"""`tabpilot mcp`: MCP on stdio, relayed message by message to the app's streamable-HTTP endpoint.
+"""`tabpilot mcp`: MCP on stdio, pumped line for frame to the app's MCP socket and back.
 
-The relay does not interpret tools. It only adds the HTTP headers that the SDK's own client session
-would add (protocol version, method, name), because a relay has no session of its own.
+The relay parses nothing: each line from the client becomes one WebSocket frame and each frame from
+the app is written to stdout as it came. The MCP server itself — the official SDK's — runs in the app.
 """
 
 from __future__ import annotations
 
-import logging
+import asyncio
+import contextlib
 import sys
-from typing import Any
+from typing import BinaryIO
 
-import anyio
-import httpx2
-from mcp.client.streamable_http import streamable_http_client
-from mcp.server.stdio import stdio_server
-from mcp.shared.inbound import (
-    MCP_METHOD_HEADER,
-    MCP_NAME_HEADER,
-    MCP_PROTOCOL_VERSION_HEADER,
-    NAME_BEARING_METHODS,
-    encode_header_value,
-    find_invalid_x_mcp_header,
-    mcp_param_headers,
-    x_mcp_header_map,
-)
-from mcp.shared.message import ClientMessageMetadata, SessionMessage
-from mcp_types import PROTOCOL_VERSION_META_KEY, JSONRPCError, JSONRPCRequest, JSONRPCResponse
+import aiohttp
 
 from tabpilot import client
 from tabpilot.paths import Paths
 
-log = logging.getLogger("tabpilot.relay")
+MAX_MESSAGE = 64 * 1024 * 1024
 
 
-class HeaderStamper:
-    def __init__(self) -> None:
-        self.legacy_version: str | None = None
-        self._pending_init: set[Any] = set()
-        self._pending_list: set[Any] = set()
-        self._param_maps: dict[str, dict[tuple[str, ...], str]] = {}
-
-    def _legacy(self, message: Any) -> SessionMessage:
-        assert self.legacy_version is not None
-        return SessionMessage(
-            message, ClientMessageMetadata(headers={MCP_PROTOCOL_VERSION_HEADER: self.legacy_version})
-        )
-
-    def upstream(self, msg: SessionMessage) -> SessionMessage:
-        m = msg.message
-        if not isinstance(m, JSONRPCRequest):
-            return self._legacy(m) if self.legacy_version else msg
-        params = m.params if isinstance(m.params, dict) else {}
-        meta = params.get("_meta")
-        if m.method == "initialize":
-            self._pending_init.add(m.id)
-            return msg
-        if m.method == "tools/list":
-            self._pending_list.add(m.id)
-        if isinstance(meta, dict) and PROTOCOL_VERSION_META_KEY in meta:
-            headers = {
-                MCP_PROTOCOL_VERSION_HEADER: str(meta[PROTOCOL_VERSION_META_KEY]),
-                MCP_METHOD_HEADER: m.method,
-            }
-            name_key = NAME_BEARING_METHODS.get(m.method)
-            if name_key is not None and isinstance(params.get(name_key), str):
-                headers[MCP_NAME_HEADER] = encode_header_value(params[name_key])
-            if m.method == "tools/call" and params.get("name") in self._param_maps:
-                headers.update(
-                    mcp_param_headers(self._param_maps[params["name"]], params.get("arguments") or {})
-                )
-            return SessionMessage(m, ClientMessageMetadata(headers=headers))
-        return self._legacy(m) if self.legacy_version else msg
-
-    def downstream(self, msg: SessionMessage) -> None:
-        m = msg.message
-        if not isinstance(m, JSONRPCResponse | JSONRPCError):
-            return
-        if m.id in self._pending_init:
-            self._pending_init.discard(m.id)
-            if isinstance(m, JSONRPCResponse):
-                self.legacy_version = m.result.get("protocolVersion")
-        elif m.id in self._pending_list:
-            self._pending_list.discard(m.id)
-            if isinstance(m, JSONRPCResponse):
-                for tool in m.result.get("tools", []):
-                    schema = tool.get("inputSchema")
-                    if find_invalid_x_mcp_header(schema) is None:
-                        self._param_maps[tool["name"]] = x_mcp_header_map(schema)
+_background: set[asyncio.Task[None]] = set()
 
 
-async def relay(url: str, token: str) -> None:
-    stamper = HeaderStamper()
-    http = httpx2.AsyncClient(
-        headers={"Authorization": f"Bearer {token}"}, timeout=httpx2.Timeout(30.0, read=3600.0)
-    )
+async def _stdin_lines(stdin: BinaryIO) -> asyncio.StreamReader:
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader(limit=MAX_MESSAGE, loop=loop)
+    try:
+        await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), stdin)
+    except (ValueError, OSError, NotImplementedError):
+        # stdin is a file or a console (or Windows): read it on a thread instead.
+        async def feed() -> None:
+            while line := await asyncio.to_thread(stdin.readline):
+                reader.feed_data(line)
+            reader.feed_eof()
+
+        task = loop.create_task(feed())
+        _background.add(task)
+        task.add_done_callback(_background.discard)
+    return reader
+
+
+async def relay(url: str, token: str, stdin: BinaryIO, stdout: BinaryIO) -> None:
+    lines = await _stdin_lines(stdin)
     async with (
-        http,
-        stdio_server() as (in_read, in_write),
-        streamable_http_client(url, http_client=http, max_sse_event_size=None) as (up_read, up_write),
-        anyio.create_task_group() as tg,
+        aiohttp.ClientSession() as session,
+        session.ws_connect(
+            url, headers={"Authorization": f"Bearer {token}"}, max_msg_size=MAX_MESSAGE, autoping=True
+        ) as ws,
     ):
 
-        async def pump_up() -> None:
-            async with up_write:
-                async for item in in_read:
-                    if isinstance(item, Exception):
-                        log.warning("dropped an unparsable line from the MCP client: %s", item)
-                        continue
-                    await up_write.send(stamper.upstream(item))
-            tg.cancel_scope.cancel()
+        async def up() -> None:
+            while line := await lines.readline():
+                if line.strip():
+                    await ws.send_str(line.decode("utf-8", errors="replace"))
+            await ws.close()
 
-        async def pump_down() -> None:
-            async with in_write:
-                async for item in up_read:
-                    if isinstance(item, Exception):
-                        log.warning("transport error from the app: %r", item)
-                        continue
-                    stamper.downstream(item)
-                    await in_write.send(item)
+        async def down() -> None:
+            async for frame in ws:
+                if frame.type == aiohttp.WSMsgType.TEXT:
+                    data = frame.data if frame.data.endswith("\n") else frame.data + "\n"
+                    stdout.write(data.encode("utf-8"))
+                    stdout.flush()
+                elif frame.type in (aiohttp.WSMsgType.CLOSE, aiohttp.WSMsgType.ERROR):
+                    break
 
-        tg.start_soon(pump_up)
-        tg.start_soon(pump_down)
+        pump_up = asyncio.create_task(up())
+        try:
+            await down()
+        finally:
+            pump_up.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await pump_up
 
 
 def run_relay(paths: Paths) -> int:
-    logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="tabpilot mcp: %(message)s")
-    for noisy in ("httpx2", "httpx", "mcp"):
-        logging.getLogger(noisy).setLevel(logging.WARNING)
     try:
         try:
             target = client.find(paths)
@@ -144,13 +91,12 @@ def run_relay(paths: Paths) -> int:
     except Exception as exc:  # the keyring, most often: say so instead of a traceback
         print(f"tabpilot mcp: cannot reach Tabpilot: {exc}", file=sys.stderr)
         return 1
+    url = f"ws://127.0.0.1:{target.port}/mcp/ws"
     try:
-        anyio.run(relay, f"{target.base}/mcp", target.token)
+        asyncio.run(relay(url, target.token, sys.stdin.buffer, sys.stdout.buffer))
     except KeyboardInterrupt:
         pass
-    except BaseExceptionGroup as group:
-        log.warning(
-            "the connection to Tabpilot ended: %s", group.exceptions[0] if group.exceptions else group
-        )
+    except (aiohttp.ClientError, OSError) as exc:
+        print(f"tabpilot mcp: the connection to Tabpilot ended: {exc}", file=sys.stderr)
         return 1
     return 0

@@ -10,6 +10,7 @@ import mcp_types as types
 from aiohttp import web
 from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
+from mcp.server.stdio import stdio_server
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
 from mcp_types import CLIENT_INFO_META_KEY
@@ -17,6 +18,7 @@ from mcp_types import CLIENT_INFO_META_KEY
 from tabpilot import __version__
 from tabpilot.agent import results
 from tabpilot.agent.asgi import AsgiMount
+from tabpilot.agent.socket_transport import FrameLines, FrameWriter
 from tabpilot.agent.tools import build_tools
 from tabpilot.engine.core import Engine
 from tabpilot.engine.errors import TabpilotError, new_log_ref
@@ -90,6 +92,7 @@ class McpEndpoint:
             ),
         )
         self._mount = AsgiMount(self.manager.handle_request)
+        self._sockets: set[asyncio.Task[Any]] = set()
         self._owner: asyncio.Task[None] | None = None
         self._started = asyncio.Event()
         self._stop = asyncio.Event()
@@ -145,8 +148,28 @@ class McpEndpoint:
             return web.json_response({"error": "unavailable", "message": "Tabpilot is stopping."}, status=503)
         return await self._mount(request)
 
+    async def handle_socket(self, request: web.Request) -> web.StreamResponse:
+        """MCP over a WebSocket (what `tabpilot mcp` relays stdio to): a session of the same server."""
+        if self.closing:
+            return web.json_response({"error": "unavailable", "message": "Tabpilot is stopping."}, status=503)
+        ws = web.WebSocketResponse(max_msg_size=64 * 1024 * 1024, compress=False)
+        await ws.prepare(request)
+        task = asyncio.current_task()
+        if task is not None:
+            self._sockets.add(task)
+        try:
+            async with stdio_server(stdin=FrameLines(ws), stdout=FrameWriter(ws)) as (read, write):  # type: ignore[arg-type]
+                await self.server.run(read, write, self.server.create_initialization_options())
+        finally:
+            if task is not None:
+                self._sockets.discard(task)
+            await ws.close()
+        return ws
+
     async def stop(self) -> None:
         self.closing = True
+        for task in list(self._sockets):
+            task.cancel()
         self._mount.cancel_inflight()
         self._stop.set()
         if self._owner is not None:

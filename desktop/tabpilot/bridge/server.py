@@ -20,6 +20,7 @@ log = logging.getLogger("tabpilot.bridge")
 HELLO_TIMEOUT_S = 5.0
 HEARTBEAT_S = 4.0
 MAX_FRAME = 64 * 1024 * 1024
+MCP_READY_TIMEOUT_S = 15.0
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
@@ -42,7 +43,9 @@ class BridgeServer:
         self._origin = extension_origin
         self.hooks = hooks
         self.port = 0
-        self.mcp_handler: Handler | None = None
+        self._mcp_handler: Handler | None = None
+        self._mcp_socket_handler: Handler | None = None
+        self._mcp_ready = asyncio.Event()
         self._runner: web.AppRunner | None = None
         self._sockets: set[web.WebSocketResponse] = set()
         self.app = web.Application(client_max_size=8 * 1024 * 1024, middlewares=[self._guard])
@@ -51,6 +54,12 @@ class BridgeServer:
         self.app.router.add_post("/api/v1/call", self._call)
         self.app.router.add_post("/api/v1/stop", self._stop)
         self.app.router.add_route("*", "/mcp", self._mcp)
+        self.app.router.add_get("/mcp/ws", self._mcp_socket)
+
+    def serve_mcp(self, http: Handler, socket: Handler) -> None:
+        """Plug in the MCP endpoint: streamable HTTP at /mcp, and the socket `tabpilot mcp` relays to."""
+        self._mcp_handler, self._mcp_socket_handler = http, socket
+        self._mcp_ready.set()
 
     def set_token(self, token: str) -> None:
         self._token = token
@@ -130,9 +139,23 @@ class BridgeServer:
         return web.json_response({"stopping": True})
 
     async def _mcp(self, request: web.Request) -> web.StreamResponse:
-        if self.mcp_handler is None:
-            return _refuse(503, "MCP endpoint not ready")
-        return await self.mcp_handler(request)
+        if not await self._wait_mcp():
+            return _refuse(503, "The MCP endpoint is still starting.")
+        assert self._mcp_handler is not None
+        return await self._mcp_handler(request)
+
+    async def _mcp_socket(self, request: web.Request) -> web.StreamResponse:
+        if not await self._wait_mcp():
+            return _refuse(503, "The MCP endpoint is still starting.")
+        assert self._mcp_socket_handler is not None
+        return await self._mcp_socket_handler(request)
+
+    async def _wait_mcp(self) -> bool:
+        try:
+            await asyncio.wait_for(self._mcp_ready.wait(), MCP_READY_TIMEOUT_S)
+        except TimeoutError:
+            return False
+        return True
 
     # -- the extension's socket --------------------------------------------------------------------
 

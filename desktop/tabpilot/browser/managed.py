@@ -30,6 +30,7 @@ RELAUNCH_DELAYS_S = (1.0, 2.0, 5.0, 10.0, 30.0)
 
 class ManagedBrowser:
     def __init__(self, paths: Paths, *, headless: bool, executable: str = "", port: int = 0) -> None:
+        """`port` is the bridge's; set it before `start`."""
         self.paths = paths
         self.headless = headless
         self.executable = executable
@@ -40,6 +41,7 @@ class ManagedBrowser:
         self.on_change: Callable[[], None] = lambda: None
         self.on_launch: Callable[[], None] = lambda: None
         self._pw: Any = None
+        self._driver: asyncio.Task[None] | None = None
         self._context: Any = None
         self._stopping = False
         self._failures = 0
@@ -81,13 +83,25 @@ class ManagedBrowser:
             self.launching = False
             self.on_change()
 
-    async def _launch(self) -> None:
+    def warm_up_soon(self) -> None:
+        if self._driver is None:
+            self._driver = asyncio.get_running_loop().create_task(self._start_driver())
+
+    async def warm_up(self) -> None:
+        """Start Playwright's driver early: it takes about a second, which other start-up work can hide."""
+        if self._driver is None:
+            self._driver = asyncio.get_running_loop().create_task(self._start_driver())
+        await asyncio.shield(self._driver)
+
+    async def _start_driver(self) -> None:
         from playwright.async_api import async_playwright
 
+        self._pw = await async_playwright().start()
+
+    async def _launch(self) -> None:
+        await self.warm_up()
         ext = self._prepare_extension()
         executable = find_browser(self.executable)
-        if self._pw is None:
-            self._pw = await async_playwright().start()
         self.paths.browser_profile.mkdir(parents=True, exist_ok=True, mode=0o700)
         log.info(
             "launching the managed browser (%s, %s)",
@@ -139,10 +153,13 @@ class ManagedBrowser:
                 await context.close()
             except Exception:
                 log.debug("closing the managed browser failed", exc_info=True)
+        if self._driver is not None and not self._driver.done():
+            self._driver.cancel()
         if self._pw is not None:
             try:
                 await self._pw.stop()
             except Exception:
                 log.debug("stopping Playwright failed", exc_info=True)
             self._pw = None
+        self._driver = None
         self.on_change()
