@@ -5,16 +5,14 @@ from __future__ import annotations
 import os
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import keyring
 import pytest
 import pytest_asyncio
 
-from tabpilot.app import App, AppOptions
-from tabpilot.approvals import AutoApprove
-from tabpilot.engine.ports import ApprovalPort
-from tabpilot.paths import Paths
+if TYPE_CHECKING:
+    from tabpilot.app import App
+    from tabpilot.engine.ports import ApprovalPort
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
@@ -22,6 +20,8 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 @pytest.fixture(scope="session")
 def secret_service() -> None:
     """The real Secret Service must be there: run the suite through scripts/test (or scripts/with-keyring)."""
+    import keyring
+
     backend = keyring.get_keyring()
     name = type(backend).__module__
     if "SecretService" not in name and "macOS" not in name and "Windows" not in name:
@@ -38,12 +38,17 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return root
 
 
-AppFactory = Callable[..., Awaitable[App]]
+AppFactory = Callable[..., Awaitable["App"]]
 
 
 @pytest_asyncio.fixture
 async def make_app(secret_service: None, home: Path) -> AsyncIterator[AppFactory]:
     """Start in-process apps (no browser unless asked); all are stopped at the end of the test."""
+    # Imported here so that the unit tests do not pay for the whole app.
+    from tabpilot.app import App, AppOptions
+    from tabpilot.approvals import AutoApprove
+    from tabpilot.paths import Paths
+
     apps: list[App] = []
 
     async def factory(

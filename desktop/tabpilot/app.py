@@ -45,7 +45,7 @@ class AppOptions:
     browser: Literal["managed", "none"] = "managed"
     headless: bool = False
     pilot: bool | None = None
-    """None: the remembered setting (tray); True/False: this run only (serve --pilot)."""
+    """None: the tray's remembered choice (in the keyring); True/False: this run only (serve --pilot)."""
     port: int | None = None
     auto_started: bool = False
     idle_exit_s: float | None = None
@@ -62,7 +62,7 @@ class App:
         )
         pilot = self.engine.pilot
         pilot.capabilities.update(self.settings.capabilities)
-        pilot.ai_web_pilot = self.settings.ai_web_pilot if options.pilot is None else options.pilot
+        pilot.ai_web_pilot = bool(options.pilot)
         self.token = ""
         self.bridge: BridgeServer | None = None
         self.mcp: McpEndpoint | None = None
@@ -86,9 +86,15 @@ class App:
             raise
 
     async def _start(self) -> None:
+        if not self.paths.config_file.exists():
+            self.settings.save(self.paths.config_file)  # a fresh home shows its settings, for editing
         if self.options.browser == "managed":
             self._prepare_managed(self.options.headless).warm_up_soon()
         self.token = await asyncio.to_thread(keyring_store.get_or_create_token, self.paths.keyring_account)
+        if self.options.pilot is None:
+            self.engine.pilot.ai_web_pilot = await asyncio.to_thread(
+                keyring_store.remembered_pilot, self.paths.keyring_account
+            )
         hooks = BridgeHooks(
             api_call=self.api_call,
             status=self.status,
@@ -223,8 +229,7 @@ class App:
         self.engine.pilot.set_pilot(on)
         log.info("AI Web Pilot turned %s by the user", "ON" if on else "off")
         if remember:
-            self.settings.ai_web_pilot = on
-            self.settings.save(self.paths.config_file)
+            keyring_store.remember_pilot(self.paths.keyring_account, on)
 
     def _admit(self, hello: Hello) -> Refused | None:
         nonce = hello.get("managed_nonce")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from tabpilot import cli
@@ -37,3 +39,23 @@ async def test_calls_keep_an_auto_started_app_alive(make_app: AppFactory) -> Non
 )
 def test_only_the_serve_that_mcp_starts_has_an_idle_limit(argv: list[str], idle: float | None) -> None:
     assert cli.serve_options(cli._parser().parse_args(argv)).idle_exit_s == idle
+
+
+async def test_the_tray_remembers_the_pilot_in_the_keyring_and_a_config_edit_cannot_turn_it_on(
+    make_app: AppFactory, home: Path
+) -> None:
+    app = await make_app(mode="tray", pilot=None)
+    assert app.engine.pilot.ai_web_pilot is False
+    await app.stop()
+    # an agent with file access writes the switch into config.json: ignored
+    (home / "config.json").write_text('{"ai_web_pilot": true}', encoding="utf-8")
+    again = await make_app(mode="tray", pilot=None)
+    assert again.engine.pilot.ai_web_pilot is False
+    # the human turns it on in the tray: remembered across a restart, in the keyring
+    again.set_pilot(True, remember=True)
+    await again.stop()
+    third = await make_app(mode="tray", pilot=None)
+    assert third.engine.pilot.ai_web_pilot is True
+    third.set_pilot(False, remember=True)
+    await third.stop()
+    assert (await make_app(mode="tray", pilot=None)).engine.pilot.ai_web_pilot is False

@@ -7,6 +7,7 @@ from typing import Any
 import mcp_types as types
 
 from tabpilot.engine.commands import DISCRIMINATOR, TOOLS, Command, Registry
+from tabpilot.engine.params import Param
 
 TOOL_PURPOSE = {
     "observe": "Read the browser: never changes the page, works with AI Web Pilot off.",
@@ -39,18 +40,44 @@ def _mode_line(command: Command) -> str:
     return f"{command.mode}{needs}: {command.summary}"
 
 
+def _merged(params: list[tuple[str, Param]], all_modes: int) -> dict[str, Any]:
+    """One property for a parameter several modes share: the widest bounds, and each mode's own note
+    where their notes differ (so execute_js does not advertise navigate's timeout)."""
+    schemas = [p.schema() for _, p in params]
+    merged = dict(schemas[0])
+    for bound, pick in (("minimum", min), ("maximum", max)):
+        values = [s[bound] for s in schemas if bound in s]
+        if len(values) == len(schemas):
+            merged[bound] = pick(values)
+        else:
+            merged.pop(bound, None)
+    enums = [s.get("enum") for s in schemas]
+    if any(e is None for e in enums):
+        merged.pop("enum", None)
+    else:
+        merged["enum"] = list(dict.fromkeys(v for e in enums if e for v in e))
+    docs = {p.doc for _, p in params}
+    modes = [m for m, _ in params]
+    if len(docs) == 1:
+        doc = params[0][1].doc
+        merged["description"] = doc if len(modes) == all_modes else f"[{','.join(modes)}] {doc}"
+    else:
+        merged["description"] = "; ".join(f"[{m}] {p.doc}" for m, p in params)
+    return merged
+
+
 def input_schema(tool: str, commands: list[Command]) -> dict[str, Any]:
     key = DISCRIMINATOR[tool]
     props: dict[str, Any] = {key: {"type": "string", "enum": [c.mode for c in commands]}}
-    users: dict[str, list[str]] = {}
+    users: dict[str, list[tuple[str, Param]]] = {}
     for command in commands:
         for param in command.all_params:
-            if param.name not in props:
-                props[param.name] = {**param.schema(), "description": param.doc}
-            users.setdefault(param.name, []).append(command.mode)
-    for name, modes in users.items():
-        if len(commands) > 1 and len(modes) < len(commands):
-            props[name]["description"] = f"[{','.join(modes)}] {props[name]['description']}"
+            users.setdefault(param.name, []).append((command.mode, param))
+    for name, params in users.items():
+        types_seen = {p.type for _, p in params}
+        if len(types_seen) > 1:
+            raise ValueError(f"{tool}: parameter '{name}' has different types across modes: {types_seen}")
+        props[name] = _merged(params, len(commands))
     return {"type": "object", "properties": props, "required": [key]}
 
 

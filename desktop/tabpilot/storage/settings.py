@@ -1,4 +1,5 @@
-"""The user's settings (config.json): what the human chose in the tray. Never holds secrets."""
+"""The user's settings (config.json): what the human chose in the tray. Never holds secrets, and never
+the AI Web Pilot switch (that lives in the keyring: no file may turn it on)."""
 
 from __future__ import annotations
 
@@ -18,7 +19,6 @@ DEFAULT_PORT = 47615
 
 @dataclass
 class Settings:
-    ai_web_pilot: bool = False
     capabilities: dict[str, bool] = field(default_factory=lambda: dict(CAPABILITY_DEFAULTS))
     port: int = DEFAULT_PORT
     browser_executable: str = ""
@@ -51,6 +51,7 @@ class Settings:
             ):
                 values[name] = value
         settings = cls(**values)
+        settings._bound()
         settings.capabilities = {
             **CAPABILITY_DEFAULTS,
             **{
@@ -60,6 +61,16 @@ class Settings:
             },
         }
         return settings
+
+    def _bound(self) -> None:
+        """Out-of-range numbers fall back to their defaults rather than break the app."""
+        defaults = Settings()
+        if not 0 <= self.port <= 65535:
+            self.port = defaults.port
+        if not 0 <= self.step_delay_ms <= 600_000:
+            self.step_delay_ms = defaults.step_delay_ms
+        if not 1_000 <= self.approval_wait_ms <= 600_000:
+            self.approval_wait_ms = defaults.approval_wait_ms
 
     def save(self, path: Path) -> None:
         write_atomic(path, json.dumps(asdict(self), indent=2) + "\n")

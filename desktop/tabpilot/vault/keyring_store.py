@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import secrets
 
@@ -48,6 +49,26 @@ def get_or_create_token(account: str) -> str:
         raise KeyringUnavailable(f"The OS keyring refused to store the token: {exc}") from exc
     log.info("created a new bridge token in the OS keyring")
     return token
+
+
+def remembered_pilot(account: str) -> bool:
+    """The tray's AI Web Pilot choice. Kept in the keyring, not in config.json, so that no file an
+    agent can write turns the pilot on at the next start."""
+    try:
+        return keyring.get_password(TOKENS_SERVICE, f"pilot:{account}") == "on"
+    except keyring.errors.KeyringError:
+        return False
+
+
+def remember_pilot(account: str, on: bool) -> None:
+    try:
+        if on:
+            keyring.set_password(TOKENS_SERVICE, f"pilot:{account}", "on")
+        else:
+            with contextlib.suppress(keyring.errors.PasswordDeleteError):
+                keyring.delete_password(TOKENS_SERVICE, f"pilot:{account}")
+    except keyring.errors.KeyringError:
+        log.warning("could not remember the AI Web Pilot choice in the OS keyring")
 
 
 class KeyringSecrets:

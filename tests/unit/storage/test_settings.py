@@ -27,7 +27,6 @@ def load_json(path: Path, raw: Any) -> Settings:
 def test_missing_file_gives_defaults(path: Path) -> None:
     settings = Settings.load(path)
     assert settings == Settings()
-    assert settings.ai_web_pilot is False
     assert settings.port == DEFAULT_PORT
 
 
@@ -54,8 +53,8 @@ def test_unknown_keys_are_ignored(path: Path) -> None:
         ("port", True),
         ("port", 90.5),
         ("port", None),
-        ("ai_web_pilot", "yes"),
-        ("ai_web_pilot", 1),
+        ("open_managed_at_start", "yes"),
+        ("open_managed_at_start", 1),
         ("step_delay_ms", False),
         ("approval_wait_ms", [20000]),
         ("browser_executable", 5),
@@ -76,7 +75,6 @@ def test_capabilities_keep_known_booleans_and_fill_in_the_rest(path: Path) -> No
 
 def test_save_then_load_round_trips(path: Path) -> None:
     settings = Settings(
-        ai_web_pilot=True,
         capabilities={**CAPABILITY_DEFAULTS, "scrape": False},
         port=50123,
         browser_executable="/usr/bin/chromium",
@@ -95,3 +93,19 @@ def test_save_creates_the_folder(tmp_path: Path) -> None:
     path = tmp_path / "new" / "config.json"
     Settings().save(path)
     assert Settings.load(path) == Settings()
+
+
+def test_the_pilot_switch_is_not_a_setting(path: Path) -> None:
+    """No file may turn AI Web Pilot on: config.json neither holds nor honours it."""
+    path.write_text('{"ai_web_pilot": true, "port": 50000}', encoding="utf-8")
+    settings = Settings.load(path)
+    assert not hasattr(settings, "ai_web_pilot")
+    settings.save(path)
+    assert "ai_web_pilot" not in path.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    ("key", "value"), [("port", 70000), ("port", -1), ("approval_wait_ms", 0), ("step_delay_ms", -5)]
+)
+def test_out_of_range_numbers_fall_back_to_the_default(path: Path, key: str, value: int) -> None:
+    assert getattr(load_json(path, {key: value}), key) == getattr(Settings(), key)
