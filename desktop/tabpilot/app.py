@@ -212,6 +212,7 @@ class App:
             "auto_started": self.options.auto_started,
             "ai_web_pilot": self.engine.pilot.ai_web_pilot,
             "extension_connected": self.link.connected,
+            "extension_connects": self.link.connects,
             "browser": {k: v for k, v in self.link.info().items() if k != "active_url"},
             "managed_browser": "none"
             if managed is None

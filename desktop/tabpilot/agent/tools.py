@@ -10,16 +10,13 @@ from tabpilot.engine.commands import DISCRIMINATOR, TOOLS, Command, Registry
 from tabpilot.engine.params import Param
 
 TOOL_PURPOSE = {
-    "observe": "Read the browser: never changes the page, works with AI Web Pilot off.",
-    "interact": "Act on the page in the user's browser. Needs AI Web Pilot ON (only the user can turn it "
-    "on); page-changing steps may need the user's approval.",
-    "configure": "Session settings: which tab to work in.",
-    "generate": "Make artifacts from the page.",
+    "observe": "Read the user's browser; never changes the page; works with AI Web Pilot off.",
+    "interact": "Act in the user's browser. Needs AI Web Pilot ON (only the user can switch it on); "
+    "page-changing steps may wait for the user's approval.",
+    "configure": "Session settings.",
+    "generate": "Artifacts from the page.",
 }
-LONG_RUNNING_NOTE = (
-    "Slow calls answer {status:'running'|'queued'|'awaiting_approval', correlation_id}; "
-    "fetch the outcome with observe what=command_result."
-)
+LONG_RUNNING_NOTE = "A slow call answers {status, correlation_id}: poll observe command_result."
 
 
 def annotations_for(tool: str, commands: list[Command]) -> types.ToolAnnotations:
@@ -88,7 +85,7 @@ def build_tools(registry: Registry) -> list[types.Tool]:
         if not commands:
             continue
         lines = [TOOL_PURPOSE[tool], *(_mode_line(c) for c in commands)]
-        if tool != "observe":
+        if tool == "interact":
             lines.append(LONG_RUNNING_NOTE)
         tools.append(
             types.Tool(

@@ -33,6 +33,8 @@ class ExtensionLink:
         self._ids = itertools.count(1)
         self._listeners: list[LinkListener] = []
         self._event_handlers: list[Callable[[str, dict[str, Any]], Awaitable[None] | None]] = []
+        self.connects = 0
+        """How many times an extension has connected since the app started (reconnects show here)."""
         self.page: dict[str, Any] = {}
         """The latest tab the extension reported (url, title) — shown in approval prompts."""
 
@@ -97,6 +99,7 @@ class ExtensionLink:
         if previous is not None:
             self._fail_pending("The browser extension reconnected; the request was lost.")
         self._socket, self._hello = socket, hello
+        self.connects += 1
         self.page = {}
         log.info(
             "extension connected: %s %s (extension %s)",

@@ -25,8 +25,8 @@ DISCRIMINATOR: dict[str, str] = {
 
 Handler = Callable[["CommandContext", dict[str, Any]], Awaitable[dict[str, Any]]]
 
-BACKGROUND = Param("background", "boolean", "return {status:'queued', correlation_id} at once", default=False)
-TAB_ID = Param("tab_id", "integer", "target tab (default: tracked tab, else active tab)")
+BACKGROUND = Param("background", "boolean", "answer {status:'queued'} at once", default=False)
+TAB_ID = Param("tab_id", "integer", "tab (default: tracked, else active)")
 
 
 @dataclass(frozen=True)

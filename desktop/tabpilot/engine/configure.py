@@ -21,7 +21,7 @@ COMMANDS = [
         "configure",
         "track_tab",
         "read",
-        "pin the tab commands go to (default: the active tab); clear:true unpins",
+        "pin the tab commands go to; clear:true unpins",
         _track_tab,
         params=(
             Param("tab_id", "integer", "tab to track (default: the active tab)"),

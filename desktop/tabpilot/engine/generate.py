@@ -30,7 +30,7 @@ COMMANDS = [
         "generate",
         "screenshot",
         "read",
-        "image of the tab's viewport (or full_page)",
+        "PNG/JPEG of the viewport or full_page",
         _screenshot,
         params=(
             Param("format", "string", "png or jpeg", default="png", enum=("png", "jpeg")),

@@ -42,7 +42,7 @@ COMMANDS = [
         "interact",
         "navigate",
         "navigate",
-        "load a URL in the tab and wait for it",
+        "load url and wait for it",
         _navigate,
         params=(
             Param("url", "string", "absolute http(s) URL", required=True),
@@ -62,7 +62,7 @@ COMMANDS = [
         "interact",
         "execute_js",
         "mutate",
-        "run JavaScript in the page: an expression or a function body; await works",
+        "run JS in the page: expression or function body (return); await works",
         _execute_js,
         params=(
             Param("script", "string", "expression, or function body using return", required=True),

@@ -51,7 +51,7 @@ COMMANDS = [
         "observe",
         "page",
         "read",
-        "URL, title, viewport, scroll, forms, headings and counts of the page",
+        "url, title, viewport, scroll, forms, headings, counts",
         _page,
         targets_tab=True,
     ),
@@ -59,7 +59,7 @@ COMMANDS = [
         "observe",
         "dom",
         "read",
-        "elements matching a CSS selector (≤50), with text, attributes, box, visibility",
+        "elements matching selector (≤50): text, attributes, box, visibility",
         _dom,
         params=(
             Param("selector", "string", "CSS selector", required=True),
@@ -76,8 +76,8 @@ COMMANDS = [
         "observe",
         "command_result",
         "read",
-        "progress or final result of a command by correlation_id",
+        "progress or final result of a command",
         _command_result,
-        params=(Param("correlation_id", "string", "from a queued/running answer", required=True),),
+        params=(Param("correlation_id", "string", "from a slow call's answer", required=True),),
     ),
 ]

@@ -30,6 +30,7 @@ class TrayController(QObject):
         self.app = app
         self.tray = QSystemTrayIcon()
         self.menu = QMenu()
+        self.menu.setToolTipsVisible(True)  # the pilot item's tooltip says what it does
         self.status_action = QAction("Tabpilot", self.menu)
         self.status_action.setEnabled(False)
         self.link_action = QAction("Browser: not connected", self.menu)
