@@ -1,8 +1,9 @@
 """Round trips through the whole path: MCP stdio → relay → app → extension → page, and back.
 
 Targets (issue 2): execute_js "1 + 1" and observe dom: median ≤ 10 ms, p95 ≤ 25 ms; a call after the
-link was idle 2–10 s: ≤ 50 ms; serve → extension connected: ≤ 3 s median; idle app: no measurable CPU.
-Run: scripts/with-keyring python bench/bench_roundtrip.py [--calls 200] [--idle-calls 8] [--starts 5]
+link was idle 2-10 s: ≤ 50 ms; serve → extension connected: ≤ 3 s median; idle app: no measurable CPU.
+Run from the repository:
+    scripts/with-keyring .venv/bin/python -m bench.bench_roundtrip [--calls 200] [--idle-calls 8] [--starts 5]
 """
 
 from __future__ import annotations
@@ -14,11 +15,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from common import line, median, p95, proc_cpu_seconds, proc_rss_mb
-
 from tests.support.mcp_stdio import StdioMcp
 from tests.support.processes import Serve, http_status
 from tests.support.site import FixtureSite
+
+from bench.common import line, median, p95, proc_cpu_seconds, proc_rss_mb
 
 
 async def timed(mcp: StdioMcp, tool: str, args: dict[str, object]) -> float:
@@ -105,7 +106,7 @@ async def main() -> None:
                 idle_times.append(await timed(mcp, "interact" if i % 2 else "observe", js if i % 2 else dom))
             rows.append(
                 line(
-                    f"call after 2–10 s idle, median of {len(idle_times)}",
+                    f"call after 2-10 s idle, median of {len(idle_times)}",
                     f"{median(idle_times):.2f} ms",
                     "≤ 50 ms",
                     median(idle_times) <= 50,
@@ -113,7 +114,7 @@ async def main() -> None:
             )
             rows.append(
                 line(
-                    "call after 2–10 s idle, worst",
+                    "call after 2-10 s idle, worst",
                     f"{max(idle_times):.2f} ms",
                     "≤ 50 ms",
                     max(idle_times) <= 50,

@@ -2,13 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import statistics
-import sys
 from pathlib import Path
-
-ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
 
 
 def median(values: list[float]) -> float:
@@ -28,8 +24,6 @@ def line(name: str, measured: str, target: str, ok: bool | None = None) -> str:
 def proc_cpu_seconds(pid: int) -> float:
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     ticks = int(fields[11]) + int(fields[12])
-    import os
-
     return ticks / os.sysconf("SC_CLK_TCK")
 
 
