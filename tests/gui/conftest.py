@@ -7,6 +7,7 @@ qtbot.waitUntil / waitSignal spin a nested Qt loop and hang inside a coroutine o
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 import re
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping
@@ -16,10 +17,11 @@ from typing import Any
 import pytest
 import pytest_asyncio
 import qasync
+import shiboken6
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QAction
+from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QMenu
-from pytestqt.qtbot import QtBot
 from tests.support.fake_extension import FakeExtension
 from tests.support.waiting import until
 
@@ -45,6 +47,8 @@ def _qasync_loop() -> asyncio.AbstractEventLoop:
     if instance is None:
         instance = QApplication([])
     assert isinstance(instance, QApplication)
+    # As in ui/main.py: the tray app lives on when its last window (an approval box) closes.
+    instance.setQuitOnLastWindowClosed(False)
     if not _qt_app:
         _qt_app.append(instance)
     loop: asyncio.AbstractEventLoop = qasync.QEventLoop(instance)
@@ -69,6 +73,15 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
                 item.add_marker(pytest.mark.qt_log_ignore(*QT_PLATFORM_NOISE))
 
 
+@pytest.fixture(autouse=True)
+def _collect_garbage_on_the_gui_thread() -> None:
+    """Each test's qasync loop (holding QTimers) ends up in reference cycles once it is closed. Collect them
+    here, on the GUI thread, before this test starts worker threads (asyncio.to_thread runs on qasync's
+    QThreadExecutor): a collection there would destroy the timers off their thread ("QObject::~QObject:
+    Timers cannot be stopped from another thread")."""
+    gc.collect()
+
+
 # -- Python logging: an ERROR from tabpilot fails the test --------------------------------------------
 
 
@@ -79,6 +92,7 @@ class ErrorLog(logging.Handler):
         super().__init__(level=logging.ERROR)
         self.records: list[logging.LogRecord] = []
         self._allowed: list[re.Pattern[str]] = []
+        self._reported = 0
 
     def emit(self, record: logging.LogRecord) -> None:
         self.records.append(record)
@@ -87,13 +101,17 @@ class ErrorLog(logging.Handler):
         """An ERROR this test provokes on purpose (matched against the formatted message)."""
         self._allowed.append(re.compile(pattern))
 
-    def unexpected(self) -> list[str]:
-        out = []
-        for record in self.records:
-            text = record.getMessage()
-            if not any(p.search(text) for p in self._allowed):
-                out.append(f"{record.levelname} {record.name}: {text}")
-        return out
+    def check(self, when: str) -> None:
+        """Fail with the unexpected errors logged since the last check."""
+        fresh, self._reported = self.records[self._reported :], len(self.records)
+        unexpected = [
+            f"{r.levelname} {r.name}: {r.getMessage()}"
+            for r in fresh
+            if not any(p.search(r.getMessage()) for p in self._allowed)
+        ]
+        if unexpected:
+            listing = "\n  ".join(unexpected)
+            pytest.fail(f"the app logged unexpected errors {when}:\n  {listing}", pytrace=False)
 
 
 @pytest.fixture(autouse=True)
@@ -106,9 +124,17 @@ def error_log() -> Iterator[ErrorLog]:
         yield handler
     finally:
         logger.removeHandler(handler)
-    unexpected = handler.unexpected()
-    if unexpected:
-        pytest.fail("the app logged unexpected errors:\n  " + "\n  ".join(unexpected), pytrace=False)
+    handler.check("while the test's apps stopped")
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
+    """An ERROR logged during the test fails the test itself (not only its teardown)."""
+    result = yield
+    handler = getattr(item, "funcargs", {}).get("error_log")
+    if isinstance(handler, ErrorLog):
+        handler.check("during the test")
+    return result
 
 
 # -- the tray, a fake extension, menu clicks ---------------------------------------------------------
@@ -128,7 +154,14 @@ def make_tray(qapp: QApplication) -> Iterator[TrayFactory]:
 
     yield factory
     for tray in trays:
+        if not shiboken6.isValid(tray):
+            continue
         tray.close()
+        # Delete the Qt objects now, on the GUI thread. Left to Python's cycle collector (the controller's
+        # lambdas make cycles) they would die on whichever thread collects, e.g. an executor thread of
+        # asyncio.to_thread: "QObject::~QObject: Timers cannot be stopped from another thread".
+        for obj in (tray.menu, tray.tray, tray):
+            shiboken6.delete(obj)
 
 
 ExtensionFactory = Callable[..., Awaitable[FakeExtension]]
@@ -164,10 +197,10 @@ def find_action(menu: QMenu, text: str) -> QAction:
     return matches[0]
 
 
-async def click_menu_item(qtbot: QtBot, menu: QMenu, action: QAction) -> None:
+async def click_menu_item(menu: QMenu, action: QAction) -> None:
     """Open `menu` as the tray would and click `action` with the mouse."""
     menu.popup(QPoint(40, 40))
     await until(lambda: menu.isVisible() and not menu.actionGeometry(action).isEmpty(), what="the menu")
     assert action.isEnabled(), f"menu item {action.text()!r} is disabled"
-    qtbot.mouseClick(menu, Qt.MouseButton.LeftButton, pos=menu.actionGeometry(action).center())
+    QTest.mouseClick(menu, Qt.MouseButton.LeftButton, pos=menu.actionGeometry(action).center())
     await until(lambda: not menu.isVisible(), what="the menu to close after the click")

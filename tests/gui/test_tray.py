@@ -3,18 +3,18 @@
 from __future__ import annotations
 
 import asyncio
-import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from PySide6.QtGui import QImage
-from pytestqt.qtbot import QtBot
 from tests.conftest import AppFactory
-from tests.gui.conftest import ExtensionFactory, TrayFactory, click_menu_item, find_action
+from tests.gui.conftest import ErrorLog, ExtensionFactory, TrayFactory, click_menu_item, find_action
 from tests.support.waiting import until
 
 from tabpilot.ui.icons import tray_icon
 from tabpilot.ui.tray import TrayController
+from tabpilot.vault import keyring_store
 
 
 def icon_image(tray: TrayController) -> QImage:
@@ -31,13 +31,14 @@ async def test_pilot_is_off_on_a_fresh_home(make_app: AppFactory, make_tray: Tra
     assert not action.isChecked()
     assert app.engine.pilot.ai_web_pilot is False
     assert "AI Web Pilot off" in tray.tray.toolTip()
+    assert tray.menu.toolTipsVisible(), "the pilot item's explanation must show on hover"
+    assert "Only you can turn it on" in action.toolTip()
 
 
 async def test_pilot_toggle_pushes_state_and_survives_a_restart(
     make_app: AppFactory,
     make_tray: TrayFactory,
     connect_extension: ExtensionFactory,
-    qtbot: QtBot,
     home: Path,
 ) -> None:
     app = await make_app()
@@ -50,21 +51,21 @@ async def test_pilot_toggle_pushes_state_and_survives_a_restart(
     def last_state() -> Any:
         return fake.states[-1]["ai_web_pilot"] if fake.states else None
 
-    await click_menu_item(qtbot, tray.menu, action)
+    await click_menu_item(tray.menu, action)
     assert action.isChecked()
     assert app.engine.pilot.ai_web_pilot is True
     await until(lambda: last_state() is True, what="a state frame with the pilot ON")
     assert "AI Web Pilot ON" in tray.tray.toolTip()
 
-    await click_menu_item(qtbot, tray.menu, action)
+    await click_menu_item(tray.menu, action)
     assert not action.isChecked()
     assert app.engine.pilot.ai_web_pilot is False
     await until(lambda: last_state() is False, what="a state frame with the pilot off")
     assert [s["ai_web_pilot"] for s in fake.states] == [True, False]
 
-    await click_menu_item(qtbot, tray.menu, action)
+    await click_menu_item(tray.menu, action)
     await until(lambda: last_state() is True, what="a state frame with the pilot ON again")
-    assert json.loads((home / "config.json").read_text(encoding="utf-8"))["ai_web_pilot"] is True
+    assert keyring_store.remembered_pilot(app.paths.keyring_account) is True
 
     # Quit and start again on the same home: the human's choice is remembered.
     tray.close()
@@ -80,7 +81,7 @@ async def test_pilot_toggle_pushes_state_and_survives_a_restart(
     await until(lambda: tray2.look == "pilot", what="the pilot look after the restart")
 
     # ...and so is turning it off.
-    await click_menu_item(qtbot, tray2.menu, find_action(tray2.menu, "AI Web Pilot"))
+    await click_menu_item(tray2.menu, find_action(tray2.menu, "AI Web Pilot"))
     await until(lambda: bool(fake2.states) and fake2.states[-1]["ai_web_pilot"] is False, what="pilot off")
     tray2.close()
     await again.stop()
@@ -154,3 +155,28 @@ async def test_busy_look_while_a_command_runs(
     assert result["title"] == "Fixture"
     await until(lambda: tray.look == "pilot", timeout=3, what="the look to return to normal")
     assert icon_image(tray) == idle_image
+
+
+async def test_open_managed_browser_failure_is_shown_and_the_item_comes_back(
+    make_app: AppFactory,
+    make_tray: TrayFactory,
+    error_log: ErrorLog,
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+) -> None:
+    monkeypatch.setenv("TABPILOT_BROWSER", str(tmp_path / "no-such-browser"))
+    error_log.allow(r"^the managed browser could not start")
+    app = await make_app()
+    tray = make_tray(app)
+    shown: list[tuple[str, str]] = []
+    monkeypatch.setattr(tray.tray, "showMessage", lambda title, text, *rest: shown.append((title, text)))
+    item = find_action(tray.menu, "Open managed browser")
+    assert item.isEnabled()
+
+    await click_menu_item(tray.menu, item)
+    assert not item.isEnabled(), "a second click while the browser launches must not be possible"
+    await until(lambda: bool(shown), timeout=20, what="the failure message")
+    assert "could not start" in shown[0][1]
+    assert "no-such-browser" in shown[0][1]
+    assert item.isEnabled(), "after a failed launch the user can try again"
+    assert tray.look == "disconnected"

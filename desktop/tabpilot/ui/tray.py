@@ -54,6 +54,7 @@ class TrayController(QObject):
         self._busy_until_idle.setSingleShot(True)
         self._busy_until_idle.timeout.connect(self.refresh)
         self.look: TrayLook = "disconnected"
+        self._tasks: set[asyncio.Task[None]] = set()
 
         self.pilot_action.toggled.connect(self._pilot_toggled)
         self.open_browser_action.triggered.connect(self._open_browser)
@@ -85,8 +86,14 @@ class TrayController(QObject):
                 await self.app.open_managed_browser(headless=False)
             except TabpilotError as exc:
                 self.tray.showMessage("Tabpilot", exc.message, QSystemTrayIcon.MessageIcon.Warning)
+            finally:
+                self.refresh()
 
-        asyncio.get_event_loop().create_task(go())
+        # Hold a reference: the loop keeps only a weak one, and a collected task stops mid-launch.
+        task = asyncio.get_event_loop().create_task(go())
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        self.open_browser_action.setEnabled(False)  # until it has launched (or failed): no second click
 
     def _activity(self, event: ActivityEvent) -> None:
         if event.phase == "started":
