@@ -18,6 +18,7 @@ from tabpilot.browser.managed import ManagedBrowser
 from tabpilot.engine.catalog import build_registry
 from tabpilot.engine.core import Engine
 from tabpilot.engine.errors import TabpilotError, new_log_ref
+from tabpilot.engine.events import ActivityEvent
 from tabpilot.engine.ports import ApprovalPort
 from tabpilot.paths import Paths
 from tabpilot.resources import extension_origin
@@ -108,6 +109,7 @@ class App:
         self.link.subscribe(self.engine.set_browser_connected)
         self.link.subscribe(self._link_changed)
         self.engine.pilot.subscribe(lambda _p: self._spawn(self._push_state()))
+        self.engine.activity.subscribe(_log_finished)
         statefile.write(
             self.paths.state_file,
             statefile.AppState(
@@ -271,3 +273,18 @@ class App:
         self._tasks.discard(task)
         if not task.cancelled() and task.exception() is not None:
             log.error("background task failed: %s", task.exception())
+
+
+def _log_finished(event: ActivityEvent) -> None:
+    """One log line per finished command: who, what, how it ended. Parameters stay out of the log."""
+    if event.phase == "finished":
+        log.info(
+            "%s %s.%s -> %s%s in %.0f ms [%s]",
+            event.agent,
+            event.tool,
+            event.mode,
+            event.outcome,
+            f" ({event.error})" if event.error else "",
+            event.duration_ms or 0,
+            event.correlation_id,
+        )

@@ -17,6 +17,8 @@ function waitForNavigation(tabId, waitUntil, timeoutMs) {
       chrome.webNavigation.onDOMContentLoaded.removeListener(onDom);
       chrome.webNavigation.onCompleted.removeListener(onCompleted);
       chrome.webNavigation.onErrorOccurred.removeListener(onError);
+      chrome.webNavigation.onReferenceFragmentUpdated.removeListener(onSameDocument);
+      chrome.webNavigation.onHistoryStateUpdated.removeListener(onSameDocument);
       chrome.tabs.onRemoved.removeListener(onRemoved);
       chrome.webRequest.onBeforeRequest.removeListener(onRequest);
       chrome.webRequest.onCompleted.removeListener(onRequestDone);
@@ -49,6 +51,10 @@ function waitForNavigation(tabId, waitUntil, timeoutMs) {
         settleIdle();
       } else done();
     };
+    // Only the fragment changed (or pushState): the document stays, no load event will come.
+    const onSameDocument = (d) => {
+      if (mine(d)) done();
+    };
     const onError = (d) => {
       if (mine(d) && d.error !== "net::ERR_ABORTED") {
         fail(new TPError(Codes.INVALID_PARAMS, `The page could not be loaded: ${d.error}.`, { net_error: d.error, url: d.url }));
@@ -73,6 +79,8 @@ function waitForNavigation(tabId, waitUntil, timeoutMs) {
     chrome.webNavigation.onDOMContentLoaded.addListener(onDom);
     chrome.webNavigation.onCompleted.addListener(onCompleted);
     chrome.webNavigation.onErrorOccurred.addListener(onError);
+    chrome.webNavigation.onReferenceFragmentUpdated.addListener(onSameDocument);
+    chrome.webNavigation.onHistoryStateUpdated.addListener(onSameDocument);
     chrome.tabs.onRemoved.addListener(onRemoved);
     if (waitUntil === "networkidle") {
       chrome.webRequest.onBeforeRequest.addListener(onRequest, filter);

@@ -122,3 +122,12 @@ async def test_background_commands_are_followed_with_command_result(
 
     final = await until(finished, timeout=15, what="the background navigation to finish")
     assert final == {"status": "complete", "url": site.url("/slow?s=0.5"), "title": "Slow"}
+
+
+async def test_navigating_to_a_fragment_of_the_same_page_completes(
+    mcp: StdioMcp, tab: Any, pilot_on: None, site: FixtureSite
+) -> None:
+    result = await mcp.ok(
+        "interact", {"action": "navigate", "url": site.url("/index.html#links"), "timeout_ms": 5000}
+    )
+    assert result == {"status": "complete", "url": site.url("/index.html#links"), "title": "Tabpilot Fixture"}
