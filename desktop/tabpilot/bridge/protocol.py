@@ -13,15 +13,27 @@ from typing import Any, Literal, NotRequired, TypedDict
 
 PROTOCOL_VERSION = 1
 
-# The operations the extension's allow-list accepts (extension/background/commands.js).
+# The operations the extension's allow-list accepts (extension/background/commands.js);
+# docs/bridge-protocol.md describes each one.
 OPS: tuple[str, ...] = (
     "page.info",
     "dom.query",
     "tabs.list",
     "tabs.track",
+    "tabs.resolve",
     "tab.navigate",
     "js.execute",
     "tab.screenshot",
+    "dom.count",
+    "dom.wait",
+    "dom.click",
+    "dom.fill",
+    "dom.type",
+    "dom.press",
+    "dom.select",
+    "dom.scroll",
+    "scrape.extract",
+    "scrape.next_page",
 )
 
 
