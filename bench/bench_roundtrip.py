@@ -75,20 +75,14 @@ async def main() -> None:
                     median(js_times) <= 10,
                 )
             )
-            rows.append(
-                line("execute_js '1 + 1' p95", f"{p95(js_times):.2f} ms", "≤ 25 ms", p95(js_times) <= 25)
-            )
-            rows.append(
-                line("observe dom median", f"{median(dom_times):.2f} ms", "≤ 10 ms", median(dom_times) <= 10)
-            )
+            rows.append(line("execute_js '1 + 1' p95", f"{p95(js_times):.2f} ms", "≤ 25 ms", p95(js_times) <= 25))
+            rows.append(line("observe dom median", f"{median(dom_times):.2f} ms", "≤ 10 ms", median(dom_times) <= 10))
             rows.append(line("observe dom p95", f"{p95(dom_times):.2f} ms", "≤ 25 ms", p95(dom_times) <= 25))
 
             connects = ready["extension_connects"]
             await asyncio.sleep(40)
             after_long_idle = await timed(mcp, "observe", dom)
-            reconnects = (await asyncio.to_thread(http_status, home) or {}).get(
-                "extension_connects", 0
-            ) - connects
+            reconnects = (await asyncio.to_thread(http_status, home) or {}).get("extension_connects", 0) - connects
             rows.append(
                 line(
                     "call after 40 s idle (service worker kept awake)",

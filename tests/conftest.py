@@ -51,9 +51,7 @@ async def make_app(secret_service: None, home: Path) -> AsyncIterator[AppFactory
 
     apps: list[App] = []
 
-    async def factory(
-        *, approvals: ApprovalPort | None = None, root: Path | None = None, **options: Any
-    ) -> App:
+    async def factory(*, approvals: ApprovalPort | None = None, root: Path | None = None, **options: Any) -> App:
         options.setdefault("browser", "none")
         options.setdefault("port", 0)
         app = App(Paths.resolve(root or home), AppOptions(**options), approvals or AutoApprove())

@@ -54,9 +54,7 @@ def request(target: Target, method: str, path: str, body: Any = None, timeout: f
         with urllib.request.urlopen(req, timeout=timeout) as resp:
             return json.loads(resp.read() or b"null")
     except urllib.error.HTTPError as exc:
-        raise NotRunning(
-            f"Tabpilot answered HTTP {exc.code}: {exc.read()[:200].decode(errors='replace')}"
-        ) from exc
+        raise NotRunning(f"Tabpilot answered HTTP {exc.code}: {exc.read()[:200].decode(errors='replace')}") from exc
     except (urllib.error.URLError, OSError) as exc:
         raise NotRunning(f"Tabpilot is not answering on port {target.port}: {exc}") from exc
 

@@ -40,9 +40,7 @@ async def e2e_app(secret_service: None, e2e_home: Path) -> AsyncIterator[App]:
     """The app `serve --browser managed --headless` runs, in this process so tests can open tabs."""
     paths = Paths.resolve(e2e_home)
     logsetup.configure(paths, verbose=True, stderr=False)
-    app = App(
-        paths, AppOptions(mode="serve", browser="managed", headless=True, pilot=False, port=0), AutoApprove()
-    )
+    app = App(paths, AppOptions(mode="serve", browser="managed", headless=True, pilot=False, port=0), AutoApprove())
     await app.start()
     await until(lambda: app.link.connected, timeout=30, what="the managed browser's extension to connect")
     yield app

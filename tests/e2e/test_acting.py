@@ -14,9 +14,7 @@ from tests.support.waiting import until
 pytestmark = [pytest.mark.e2e, E2E]
 
 
-async def test_navigate_returns_the_new_title(
-    mcp: StdioMcp, tab: Any, pilot_on: None, site: FixtureSite
-) -> None:
+async def test_navigate_returns_the_new_title(mcp: StdioMcp, tab: Any, pilot_on: None, site: FixtureSite) -> None:
     result = await mcp.ok("interact", {"action": "navigate", "url": site.url("/second.html")})
     assert result == {"status": "complete", "url": site.url("/second.html"), "title": "Second Page"}
     assert tab.url == site.url("/second.html")
@@ -43,9 +41,7 @@ async def test_execute_js_expression_body_and_await(mcp: StdioMcp, tab: Any, pil
         },
     )
     assert fetched == {"success": True, "result": [1, 2, 3]}
-    expr = await mcp.ok(
-        "interact", {"action": "execute_js", "script": "await Promise.resolve(document.title)"}
-    )
+    expr = await mcp.ok("interact", {"action": "execute_js", "script": "await Promise.resolve(document.title)"})
     assert expr == {"success": True, "result": "Tabpilot Fixture"}
 
 
@@ -59,9 +55,7 @@ async def test_execute_js_errors_come_back_with_a_stack(mcp: StdioMcp, tab: Any,
     assert "SyntaxError" in syntax["error"]
 
 
-async def test_a_runaway_script_is_stopped_and_the_page_stays_usable(
-    mcp: StdioMcp, tab: Any, pilot_on: None
-) -> None:
+async def test_a_runaway_script_is_stopped_and_the_page_stays_usable(mcp: StdioMcp, tab: Any, pilot_on: None) -> None:
     for script in ("while(true){}", "await 1; while(true){}"):
         err = await mcp.error("interact", {"action": "execute_js", "script": script, "timeout_ms": 1000})
         assert err["error"] == "timeout", script
@@ -70,15 +64,11 @@ async def test_a_runaway_script_is_stopped_and_the_page_stays_usable(
     assert await tab.evaluate("1 + 2") == 3
 
 
-async def test_execute_js_works_under_a_strict_csp(
-    mcp: StdioMcp, tab: Any, pilot_on: None, site: FixtureSite
-) -> None:
+async def test_execute_js_works_under_a_strict_csp(mcp: StdioMcp, tab: Any, pilot_on: None, site: FixtureSite) -> None:
     response = await tab.goto(site.url("/csp.html"))
     assert "script-src 'self'" in (await response.all_headers())["content-security-policy"]
     assert await tab.title() == "Strict CSP", "the page's own inline script must have been blocked by its CSP"
-    result = await mcp.ok(
-        "interact", {"action": "execute_js", "script": "document.getElementById('msg').textContent"}
-    )
+    result = await mcp.ok("interact", {"action": "execute_js", "script": "document.getElementById('msg').textContent"})
     assert result == {"success": True, "result": "This page forbids eval and inline scripts."}
 
 
@@ -110,9 +100,7 @@ async def test_non_json_values_come_back_as_readable_strings(mcp: StdioMcp, tab:
 async def test_background_commands_are_followed_with_command_result(
     mcp: StdioMcp, tab: Any, pilot_on: None, site: FixtureSite
 ) -> None:
-    queued = await mcp.ok(
-        "interact", {"action": "navigate", "url": site.url("/slow?s=0.5"), "background": True}
-    )
+    queued = await mcp.ok("interact", {"action": "navigate", "url": site.url("/slow?s=0.5"), "background": True})
     assert queued["status"] == "queued"
     cid = queued["correlation_id"]
 
@@ -127,7 +115,5 @@ async def test_background_commands_are_followed_with_command_result(
 async def test_navigating_to_a_fragment_of_the_same_page_completes(
     mcp: StdioMcp, tab: Any, pilot_on: None, site: FixtureSite
 ) -> None:
-    result = await mcp.ok(
-        "interact", {"action": "navigate", "url": site.url("/index.html#links"), "timeout_ms": 5000}
-    )
+    result = await mcp.ok("interact", {"action": "navigate", "url": site.url("/index.html#links"), "timeout_ms": 5000})
     assert result == {"status": "complete", "url": site.url("/index.html#links"), "title": "Tabpilot Fixture"}

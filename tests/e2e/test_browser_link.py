@@ -56,9 +56,7 @@ async def test_a_killed_managed_browser_is_noticed_reported_and_relaunched(make_
     assert pilot["extension_connected"] is False
 
     await until(lambda: app.link.connected, timeout=30, what="the relaunched browser to reconnect")
-    assert app.link.info()["instance_id"] == first_instance, (
-        "same persistent profile, same extension instance"
-    )
+    assert app.link.info()["instance_id"] == first_instance, "same persistent profile, same extension instance"
     assert browser_pids(app.paths.browser_profile) != [pid]
     tabs = await app.engine.call("observe", {"what": "tabs"})
     assert len(tabs["tabs"]) >= 1
@@ -99,9 +97,7 @@ async def test_your_own_browser_connects_from_the_popup_and_reconnects_after_a_r
             await browser.close()
 
         browser = await launch()
-        await until(
-            lambda: app.link.connected, timeout=15, what="the restarted browser to reconnect by itself"
-        )
+        await until(lambda: app.link.connected, timeout=15, what="the restarted browser to reconnect by itself")
         await browser.close()
     await until(lambda: not app.link.connected, timeout=5)
 

@@ -87,9 +87,7 @@ async def test_serve_without_pilot_refuses_actions_and_default_approvals_deny(
         await mcp.start()
         try:
             await mcp.ok("interact", {"action": "navigate", "url": site.url("/index.html")})
-            err = await mcp.error(
-                "interact", {"action": "execute_js", "script": "document.title = 'changed'"}
-            )
+            err = await mcp.error("interact", {"action": "execute_js", "script": "document.title = 'changed'"})
             assert err["error"] == "approval_denied"
             page = await mcp.ok("observe", {"what": "page"})
             assert page["title"] == "Tabpilot Fixture", "a denied step has no side effect"
@@ -99,9 +97,7 @@ async def test_serve_without_pilot_refuses_actions_and_default_approvals_deny(
         await denying.stop()
 
 
-async def test_two_homes_run_side_by_side_without_touching_each_other(
-    secret_service: None, tmp_path: Path
-) -> None:
+async def test_two_homes_run_side_by_side_without_touching_each_other(secret_service: None, tmp_path: Path) -> None:
     a, b = Serve(tmp_path / "a", "--headless"), Serve(tmp_path / "b", "--headless")
     try:
         first = await a.start()
@@ -130,9 +126,7 @@ async def test_mcp_starts_a_headless_serve_when_no_app_runs(secret_service: None
     mcp = StdioMcp({"TABPILOT_HOME": str(home)})
     await mcp.start()
     try:
-        pilot = await until(
-            lambda: _connected(mcp), timeout=45, what="the auto-started serve's browser to connect"
-        )
+        pilot = await until(lambda: _connected(mcp), timeout=45, what="the auto-started serve's browser to connect")
         assert pilot["ai_web_pilot"] is False
         running = await asyncio.to_thread(status, home)
         assert running["exit"] == 0

@@ -17,13 +17,9 @@ pytestmark = [pytest.mark.e2e, E2E]
 async def test_the_tools_are_exactly_the_four_and_compact(mcp: StdioMcp) -> None:
     listed = await mcp.list_tools()
     assert [t.name for t in listed.tools] == ["observe", "interact", "configure", "generate"]
-    size = len(
-        json.dumps([t.model_dump(by_alias=True, exclude_none=True, mode="json") for t in listed.tools])
-    )
+    size = len(json.dumps([t.model_dump(by_alias=True, exclude_none=True, mode="json") for t in listed.tools]))
     assert size < 8 * 1024, f"tools/list is {size} bytes"
-    modes = {
-        t.name: t.input_schema["properties"][t.input_schema["required"][0]]["enum"] for t in listed.tools
-    }
+    modes = {t.name: t.input_schema["properties"][t.input_schema["required"][0]]["enum"] for t in listed.tools}
     assert modes["observe"] == ["page", "dom", "tabs", "pilot", "command_result"]
     assert modes["interact"] == ["navigate", "execute_js"]
     observe = next(t for t in listed.tools if t.name == "observe")
@@ -91,9 +87,7 @@ async def test_observe_dom_limits_matches_text_and_depth(mcp: StdioMcp, tab: Any
     assert many["matchCount"] == 60
     assert many["returnedCount"] == 50
     assert len(many["matches"]) == 50
-    deep = await mcp.ok(
-        "observe", {"what": "dom", "selector": "#deep", "include_children": True, "max_depth": 9}
-    )
+    deep = await mcp.ok("observe", {"what": "dom", "selector": "#deep", "include_children": True, "max_depth": 9})
     depth, node = 0, deep["matches"][0]
     while node.get("children"):
         depth, node = depth + 1, node["children"][0]

@@ -191,9 +191,7 @@ async def connect_extension() -> AsyncIterator[ExtensionFactory]:
 def find_action(menu: QMenu, text: str) -> QAction:
     """The menu's action whose text starts with `text` — found the way a user finds it, by its label."""
     matches = [a for a in menu.actions() if not a.isSeparator() and a.text().startswith(text)]
-    assert len(matches) == 1, (
-        f"expected one menu item {text!r}, menu has {[a.text() for a in menu.actions()]}"
-    )
+    assert len(matches) == 1, f"expected one menu item {text!r}, menu has {[a.text() for a in menu.actions()]}"
     return matches[0]
 
 

@@ -90,9 +90,7 @@ def _embedded_icon(x_server: XServer, winid: int, timeout: float = 10.0) -> QRec
                 int(fields["Height"]),
             )
         if time.monotonic() > deadline:
-            pytest.fail(
-                f"the tray host did not embed the tray icon within {timeout:g} s:\n{out}", pytrace=False
-            )
+            pytest.fail(f"the tray host did not embed the tray icon within {timeout:g} s:\n{out}", pytrace=False)
         time.sleep(0.05)  # polling an external process, with the deadline above
 
 
@@ -240,9 +238,7 @@ def _screenshot_tray_menu(x_server: XServer, tray_host: subprocess.Popen[bytes],
         text=True,
     )
     try:
-        first: dict[str, Any] = json.loads(
-            _read_line(app, ("ICON ", "READY "), START_TIMEOUT_S, "the tray icon")
-        )
+        first: dict[str, Any] = json.loads(_read_line(app, ("ICON ", "READY "), START_TIMEOUT_S, "the tray icon"))
         if first.get("tray_available", True) is not True:
             pytest.fail(
                 f"QSystemTrayIcon.isSystemTrayAvailable() was False on {x_server.display}: no system tray "

@@ -141,9 +141,7 @@ def _listening(port: int):  # type: ignore[no-untyped-def]
     return found
 
 
-async def test_the_token_lives_in_the_keyring_and_in_none_of_our_files(
-    make_app: AppFactory, home: Path
-) -> None:
+async def test_the_token_lives_in_the_keyring_and_in_none_of_our_files(make_app: AppFactory, home: Path) -> None:
     paths = Paths.resolve(home)
     logsetup.configure(paths, verbose=True, stderr=False)
     try:

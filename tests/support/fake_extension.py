@@ -40,9 +40,7 @@ class FakeExtension:
 
     async def connect(self, **hello_extra: Any) -> None:
         self._session = aiohttp.ClientSession()
-        self._ws = await self._session.ws_connect(
-            f"http://127.0.0.1:{self.port}/ws", headers={"Origin": self.origin}
-        )
+        self._ws = await self._session.ws_connect(f"http://127.0.0.1:{self.port}/ws", headers={"Origin": self.origin})
         await self._ws.send_json(
             {
                 "type": "hello",

@@ -12,11 +12,7 @@ def bearer_ok(headers: Mapping[str, str], token: str) -> bool:
     value = headers.get("Authorization", "")
     scheme, _, given = value.partition(" ")
     # No token configured must refuse everyone, not admit an empty "Bearer ".
-    return (
-        bool(token)
-        and scheme.lower() == "bearer"
-        and hmac.compare_digest(given.strip().encode(), token.encode())
-    )
+    return bool(token) and scheme.lower() == "bearer" and hmac.compare_digest(given.strip().encode(), token.encode())
 
 
 def host_ok(host: str | None, port: int) -> bool:

@@ -77,13 +77,9 @@ class ExtensionLink:
             await socket.send_str(encode(msg))
             return await asyncio.wait_for(future, timeout_s)
         except TimeoutError as exc:
-            raise TabpilotError(
-                "timeout", f"The browser did not answer '{op}' within {timeout_s:g} s.", op=op
-            ) from exc
+            raise TabpilotError("timeout", f"The browser did not answer '{op}' within {timeout_s:g} s.", op=op) from exc
         except ConnectionError as exc:
-            raise TabpilotError(
-                "extension_not_connected", "The connection to the browser extension was lost."
-            ) from exc
+            raise TabpilotError("extension_not_connected", "The connection to the browser extension was lost.") from exc
         finally:
             self._pending.pop(msg_id, None)
 
@@ -148,9 +144,7 @@ class ExtensionLink:
             # The envelope's own keys cannot be overridden from the wire (nor clash with the arguments).
             details = {k: v for k, v in details.items() if k not in ("code", "message", "error")}
             future.set_exception(
-                TabpilotError(
-                    coerce_code(err.get("code")), str(err.get("message") or "browser error"), **details
-                )
+                TabpilotError(coerce_code(err.get("code")), str(err.get("message") or "browser error"), **details)
             )
 
     async def handle_event(self, name: str, data: dict[str, Any]) -> None:

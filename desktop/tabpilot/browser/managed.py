@@ -60,13 +60,9 @@ class ManagedBrowser:
         target = self.paths.managed_extension
         if target.exists():
             shutil.rmtree(target)
-        shutil.copytree(
-            extension_dir(), target, ignore=shutil.ignore_patterns("node_modules", "*.md", "package*.json")
-        )
+        shutil.copytree(extension_dir(), target, ignore=shutil.ignore_patterns("node_modules", "*.md", "package*.json"))
         self.nonce = secrets.token_urlsafe(24)
-        (target / "managed.json").write_text(
-            json.dumps({"port": self.port, "nonce": self.nonce}), encoding="utf-8"
-        )
+        (target / "managed.json").write_text(json.dumps({"port": self.port, "nonce": self.nonce}), encoding="utf-8")
         (target / "managed.json").chmod(0o600)
         return target
 

@@ -52,9 +52,7 @@ class Param:
             return self.default
         expected = _PY_TYPES[self.type]
         # bool is an int in Python; JSON says otherwise.
-        ok = isinstance(value, expected) and not (
-            self.type in ("integer", "number") and isinstance(value, bool)
-        )
+        ok = isinstance(value, expected) and not (self.type in ("integer", "number") and isinstance(value, bool))
         if self.type == "integer" and isinstance(value, float) and value.is_integer():
             value, ok = int(value), True
         if ok and self.type == "number" and not math.isfinite(value):
@@ -72,9 +70,7 @@ class Param:
                 param=self.name,
             )
         if self.type == "string" and self.required and not value.strip():
-            raise TabpilotError(
-                "invalid_params", f"{where}: '{self.name}' must not be empty.", param=self.name
-            )
+            raise TabpilotError("invalid_params", f"{where}: '{self.name}' must not be empty.", param=self.name)
         if self.items and isinstance(value, list):
             item_types = _PY_TYPES[self.items]
             numeric = self.items in ("integer", "number")

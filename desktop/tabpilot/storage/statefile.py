@@ -32,9 +32,7 @@ def read(path: Path) -> AppState | None:
     except (OSError, ValueError, TypeError):
         return None
     # A hand-edited or foreign file must not make `status` crash or signal process groups (pid 0, -1).
-    if not (
-        _whole(state.pid) and 0 < state.pid < 2**31 and _whole(state.port) and isinstance(state.mode, str)
-    ):
+    if not (_whole(state.pid) and 0 < state.pid < 2**31 and _whole(state.port) and isinstance(state.mode, str)):
         return None
     return state
 

@@ -39,9 +39,7 @@ def run_tray(paths: Paths, *, verbose: bool = False) -> int:
             print(f"tabpilot: {exc}", file=sys.stderr)
             return 1
         if app.settings.open_managed_at_start:
-            asyncio.get_running_loop().create_task(
-                app.open_managed_browser(headless=app.settings.managed_headless)
-            )
+            asyncio.get_running_loop().create_task(app.open_managed_browser(headless=app.settings.managed_headless))
         tray = TrayController(app, app.request_stop)
         await app.stopped.wait()
         tray.tray.hide()

@@ -128,6 +128,4 @@ class TrayController(QObject):
         if look != self.look or self.tray.icon().isNull():
             self.look = look
             self.tray.setIcon(tray_icon(look))
-        self.tray.setToolTip(
-            f"Tabpilot — {link.removeprefix('Browser: ')}; AI Web Pilot {'ON' if pilot else 'off'}"
-        )
+        self.tray.setToolTip(f"Tabpilot — {link.removeprefix('Browser: ')}; AI Web Pilot {'ON' if pilot else 'off'}")

@@ -42,9 +42,7 @@ def test_attachments_become_images_and_leave_the_json() -> None:
 
 
 def test_failure_is_an_error_result_with_the_envelope() -> None:
-    envelope = TabpilotError(
-        "approval_denied", "The user denied interact.click.", correlation_id="c1"
-    ).envelope()
+    envelope = TabpilotError("approval_denied", "The user denied interact.click.", correlation_id="c1").envelope()
     result = failure(envelope)
     assert result.is_error is True
     assert result.structured_content == {

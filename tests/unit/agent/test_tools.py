@@ -34,9 +34,7 @@ def test_exactly_the_four_tools(registry: Registry) -> None:
     assert [t.name for t in build_tools(registry)] == ["observe", "interact", "configure", "generate"]
 
 
-def test_the_discriminator_lists_exactly_the_registered_modes(
-    registry: Registry, tools: dict[str, types.Tool]
-) -> None:
+def test_the_discriminator_lists_exactly_the_registered_modes(registry: Registry, tools: dict[str, types.Tool]) -> None:
     for name, tool in tools.items():
         key = DISCRIMINATOR[name]
         schema = tool.input_schema
@@ -44,9 +42,7 @@ def test_the_discriminator_lists_exactly_the_registered_modes(
         assert schema["properties"][key]["enum"] == [c.mode for c in registry.modes(name)], name
 
 
-def test_every_parameter_of_every_mode_is_in_the_schema(
-    registry: Registry, tools: dict[str, types.Tool]
-) -> None:
+def test_every_parameter_of_every_mode_is_in_the_schema(registry: Registry, tools: dict[str, types.Tool]) -> None:
     for command in registry.all():
         properties = tools[command.tool].input_schema["properties"]
         for param in command.all_params:
@@ -76,9 +72,7 @@ def test_annotations_follow_the_command_kinds(tools: dict[str, types.Tool]) -> N
     assert configure is not None and configure.read_only_hint is False  # it changes the session
 
 
-def test_descriptions_name_every_mode_and_its_required_params(
-    registry: Registry, tools: dict[str, types.Tool]
-) -> None:
+def test_descriptions_name_every_mode_and_its_required_params(registry: Registry, tools: dict[str, types.Tool]) -> None:
     for command in registry.all():
         description = tools[command.tool].description or ""
         required = [p.name for p in command.params if p.required]

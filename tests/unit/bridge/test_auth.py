@@ -13,9 +13,7 @@ PORT = 47615
 EXT = "chrome-extension://mlkkpgdajhikmngjhninkfngfhbknalp"
 
 
-@pytest.mark.parametrize(
-    "header", [f"Bearer {TOKEN}", f"bearer {TOKEN}", f"BEARER {TOKEN}", f"Bearer {TOKEN} "]
-)
+@pytest.mark.parametrize("header", [f"Bearer {TOKEN}", f"bearer {TOKEN}", f"BEARER {TOKEN}", f"Bearer {TOKEN} "])
 def test_bearer_accepts_the_token(header: str) -> None:
     assert auth.bearer_ok({"Authorization": header}, TOKEN)
 

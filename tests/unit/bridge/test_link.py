@@ -141,9 +141,7 @@ async def test_detaching_a_replaced_socket_changes_nothing(link: ExtensionLink, 
     assert link.info()["instance_id"] == "inst-2"
 
 
-async def test_a_reconnect_fails_requests_sent_on_the_old_socket(
-    link: ExtensionLink, socket: FakeSocket
-) -> None:
+async def test_a_reconnect_fails_requests_sent_on_the_old_socket(link: ExtensionLink, socket: FakeSocket) -> None:
     task = asyncio.create_task(link.request("page.info", {}, timeout_s=5))
     await sent_commands(socket, 1)
     link.attach(FakeSocket(), HELLO)
@@ -200,9 +198,7 @@ async def test_error_results_map_to_contract_codes(
     assert e.envelope()["error"] == code
 
 
-async def test_an_op_outside_the_protocol_is_a_programming_error(
-    link: ExtensionLink, socket: FakeSocket
-) -> None:
+async def test_an_op_outside_the_protocol_is_a_programming_error(link: ExtensionLink, socket: FakeSocket) -> None:
     with pytest.raises(ValueError, match="not in the bridge protocol"):
         await link.request("fs.read", {}, timeout_s=1)
     assert socket.sent == []

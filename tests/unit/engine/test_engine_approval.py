@@ -67,9 +67,7 @@ async def test_unanswered_prompt_is_approval_timeout(
     assert browser.calls == []
 
 
-async def test_reads_and_navigation_never_ask(
-    engine: Engine, browser: FakeBrowser, approvals: FakeApprovals
-) -> None:
+async def test_reads_and_navigation_never_ask(engine: Engine, browser: FakeBrowser, approvals: FakeApprovals) -> None:
     approvals.script = ["deny"] * 5
     browser.replies["tab.screenshot"] = {"data": base64.b64encode(b"png").decode()}
     await engine.call("interact", {"action": "navigate", "url": "https://a.test/"})

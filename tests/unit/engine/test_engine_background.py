@@ -11,9 +11,7 @@ from tests.unit.engine.test_engine_approval import final_result, result_of
 from tests.unit.fakes import FakeApprovals, FakeBrowser
 
 
-async def test_background_answers_queued_at_once_and_the_result_comes_later(
-    engine: Engine, gate: Gate
-) -> None:
+async def test_background_answers_queued_at_once_and_the_result_comes_later(engine: Engine, gate: Gate) -> None:
     answer = await engine.call("configure", {"action": "held", "background": True})
     assert answer == {"status": "queued", "correlation_id": answer["correlation_id"]}
     cid = answer["correlation_id"]
@@ -44,9 +42,7 @@ async def test_background_mutation_still_needs_approval(
 
 async def test_a_call_past_its_wait_answers_running_with_progress(engine: Engine, gate: Gate) -> None:
     seen: list[tuple[int, int | None, str]] = []
-    answer = await engine.call(
-        "configure", {"action": "stepper", "wait_ms": 20}, progress=lambda *a: seen.append(a)
-    )
+    answer = await engine.call("configure", {"action": "stepper", "wait_ms": 20}, progress=lambda *a: seen.append(a))
     cid = answer["correlation_id"]
     assert answer == {"status": "running", "correlation_id": cid, "steps_completed": 1, "steps_total": 3}
     gate.release.set()

@@ -63,9 +63,7 @@ async def test_no_browser_connected(make_engine: EngineFactory, browser: FakeBro
     assert browser.calls == []
 
 
-async def test_a_call_waits_for_a_browser_that_is_on_its_way(
-    make_engine: EngineFactory, browser: FakeBrowser
-) -> None:
+async def test_a_call_waits_for_a_browser_that_is_on_its_way(make_engine: EngineFactory, browser: FakeBrowser) -> None:
     browser.connect(False)
     engine = make_engine()
     engine.browser_expected = lambda: True

@@ -41,9 +41,7 @@ async def test_observe_pilot_reports_the_switch(make_engine: EngineFactory) -> N
     assert state["browser"] == {"name": "FakeChromium", "version": "1.0"}  # no active_url leak
 
 
-async def test_turning_the_pilot_on_lets_interact_through(
-    make_engine: EngineFactory, browser: FakeBrowser
-) -> None:
+async def test_turning_the_pilot_on_lets_interact_through(make_engine: EngineFactory, browser: FakeBrowser) -> None:
     engine = make_engine(pilot_on=False)
     engine.pilot.set_pilot(True)
     await engine.call("interact", {"action": "navigate", "url": "https://a.test/"})

@@ -31,9 +31,7 @@ def test_unknown_tool_lists_the_four_tools(registry: Registry) -> None:
 
 @pytest.mark.parametrize("tool", TOOLS)
 @pytest.mark.parametrize("value", [None, "", 5, ["page"]])
-def test_missing_or_malformed_discriminator_lists_the_modes(
-    registry: Registry, tool: str, value: Any
-) -> None:
+def test_missing_or_malformed_discriminator_lists_the_modes(registry: Registry, tool: str, value: Any) -> None:
     key = DISCRIMINATOR[tool]
     args = {} if value is None else {key: value}
     err = refused(registry, tool, args)

@@ -26,9 +26,7 @@ def test_mode_is_honoured(tmp_path: Path) -> None:
     assert stat.S_IMODE(path.stat().st_mode) == 0o644
 
 
-def test_a_failed_write_keeps_the_old_file_and_no_temp(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_a_failed_write_keeps_the_old_file_and_no_temp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = tmp_path / "config.json"
     write_atomic(path, "old")
 

@@ -76,7 +76,5 @@ def test_pid_alive() -> None:
     assert statefile.pid_alive(os.getpid())
     assert not statefile.pid_alive(0)  # not "my process group"
     assert not statefile.pid_alive(-1)  # not "any process I may signal"
-    child = subprocess.run(
-        [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True
-    )
+    child = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
     assert not statefile.pid_alive(int(child.stdout))
