@@ -16,7 +16,7 @@ from tabpilot.bridge.protocol import Hello, Refused
 from tabpilot.bridge.server import BridgeHooks, BridgeServer
 from tabpilot.browser.managed import ManagedBrowser
 from tabpilot.engine.catalog import build_registry
-from tabpilot.engine.core import Engine
+from tabpilot.engine.core import Engine, EngineConfig
 from tabpilot.engine.errors import TabpilotError, new_log_ref
 from tabpilot.engine.events import ActivityEvent
 from tabpilot.engine.ports import ApprovalPort
@@ -25,7 +25,9 @@ from tabpilot.resources import extension_origin
 from tabpilot.storage import statefile
 from tabpilot.storage.lock import InstanceLock
 from tabpilot.storage.settings import Settings
+from tabpilot.storage.workflow_store import DiskWorkflowStore
 from tabpilot.vault import keyring_store
+from tabpilot.vault.keyring_store import KeyringSecrets
 
 if TYPE_CHECKING:
     from tabpilot.agent.server import McpEndpoint
@@ -58,8 +60,18 @@ class App:
         self.options = options
         self.settings = Settings.load(paths.config_file)
         self.link = ExtensionLink()
+        self.workflows = DiskWorkflowStore(paths.workflows_dir, paths.runs_dir)
         self.engine = Engine(
-            build_registry(), self.link, approvals, approval_wait_ms=self.settings.approval_wait_ms
+            build_registry(),
+            self.link,
+            approvals,
+            config=EngineConfig(
+                step_delay_ms=self.settings.step_delay_ms,
+                redact_selectors=tuple(self.settings.redact_selectors),
+                approval_wait_ms=self.settings.approval_wait_ms,
+            ),
+            secrets=KeyringSecrets(),
+            workflows=self.workflows,
         )
         pilot = self.engine.pilot
         pilot.capabilities.update(self.settings.capabilities)
@@ -131,6 +143,7 @@ class App:
         )
         if self.options.browser == "managed":
             self._spawn(self.open_managed_browser())
+        await asyncio.to_thread(self.workflows.watch)
         await self._start_mcp()
         if self.options.idle_exit_s:
             self._spawn(self._idle_watch(self.options.idle_exit_s))
@@ -145,9 +158,7 @@ class App:
 
     def _prepare_managed(self, headless: bool) -> ManagedBrowser:
         if self.managed is None:
-            managed = ManagedBrowser(
-                self.paths, headless=headless, executable=self.settings.browser_executable
-            )
+            managed = ManagedBrowser(self.paths, headless=headless, executable=self.settings.browser_executable)
             # Calls wait for a browser that is on its way (launching, or launched and not yet linked);
             # once a linked browser is lost they fail fast with extension_not_connected.
             managed.on_launch = lambda: setattr(self, "_awaiting_link", True)
@@ -186,6 +197,7 @@ class App:
             await self.mcp.stop()
         if self.bridge is not None:
             await self.bridge.stop()
+        self.workflows.close()
         statefile.remove(self.paths.state_file, os.getpid())
         self._lock.release()
         self.stopped.set()

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from tabpilot.engine import configure, generate, interact, observe
+from tabpilot.engine import configure, generate, interact, observe, scrape, workflow_commands
 from tabpilot.engine.commands import Registry
 
 
 def build_registry() -> Registry:
     registry = Registry()
-    for module in (observe, interact, configure, generate):
+    for module in (observe, interact, scrape, workflow_commands, configure, generate):
         registry.extend(module.COMMANDS)
     return registry

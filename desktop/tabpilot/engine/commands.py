@@ -11,6 +11,7 @@ from tabpilot.engine.params import Param, validate
 
 if TYPE_CHECKING:
     from tabpilot.engine.context import CommandContext
+    from tabpilot.engine.core import Engine
 
 Kind = Literal["read", "navigate", "mutate"]
 ToolName = Literal["observe", "interact", "configure", "generate"]
@@ -24,6 +25,7 @@ DISCRIMINATOR: dict[str, str] = {
 }
 
 Handler = Callable[["CommandContext", dict[str, Any]], Awaitable[dict[str, Any]]]
+ApprovalSteps = Callable[["Engine", dict[str, Any]], list[dict[str, Any]]]
 
 BACKGROUND = Param("background", "boolean", "answer {status:'queued'} at once", default=False)
 TAB_ID = Param("tab_id", "integer", "tab (default: tracked, else active)")
@@ -45,6 +47,9 @@ class Command:
     wait_param: str | None = None
     """A parameter holding how long the call waits before answering {status:'running'} (workflows)."""
     default_wait_ms: int = 30_000
+    approval_steps: ApprovalSteps | None = None
+    """For a command whose need for approval depends on its parameters (a workflow): the steps that
+    change a page; the user approves them all at once. Empty: no approval needed."""
     all_params: tuple[Param, ...] = field(init=False)
 
     def __post_init__(self) -> None:
@@ -94,9 +99,7 @@ class Registry:
         modes = [c.mode for c in self.modes(tool)]
         mode = args.get(key)
         if not isinstance(mode, str) or not mode:
-            raise TabpilotError(
-                "invalid_params", f"{tool}: '{key}' is required; one of {', '.join(modes)}.", param=key
-            )
+            raise TabpilotError("invalid_params", f"{tool}: '{key}' is required; one of {', '.join(modes)}.", param=key)
         command = self._commands.get((tool, mode))
         if command is None:
             raise TabpilotError(

@@ -6,7 +6,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from tabpilot.engine.commands import Command, Registry
@@ -15,12 +15,31 @@ from tabpilot.engine.errors import TabpilotError, new_log_ref
 from tabpilot.engine.events import ActivityEvent, ActivityStream, Outcome
 from tabpilot.engine.jobs import Job, JobTable, ProgressCallback
 from tabpilot.engine.pilot import PilotState
-from tabpilot.engine.ports import ApprovalPort, ApprovalRequest, BrowserPort, Clock, SystemClock
+from tabpilot.engine.ports import (
+    ApprovalPort,
+    ApprovalRequest,
+    BrowserPort,
+    Clock,
+    NoSecrets,
+    SecretStore,
+    SystemClock,
+    WorkflowStore,
+)
 from tabpilot.engine.redact import redact_params
 
 log = logging.getLogger("tabpilot.engine")
 
 DEFAULT_APPROVAL_WAIT_MS = 20_000
+DEFAULT_REDACT = ("input[type=password]", "[data-sensitive]", "[data-private]", ".sensitive")
+
+
+@dataclass
+class EngineConfig:
+    step_delay_ms: int = 500
+    """Rate limiting: the pause between workflow steps unless a request says otherwise."""
+    redact_selectors: tuple[str, ...] = DEFAULT_REDACT
+    approval_wait_ms: int = DEFAULT_APPROVAL_WAIT_MS
+
 
 PILOT_OFF_MESSAGE = (
     "AI Web Pilot is off. Ask the user to turn it on in the Tabpilot tray menu "
@@ -37,7 +56,10 @@ class Engine:
         *,
         pilot: PilotState | None = None,
         clock: Clock | None = None,
-        approval_wait_ms: int = DEFAULT_APPROVAL_WAIT_MS,
+        approval_wait_ms: int | None = None,
+        config: EngineConfig | None = None,
+        secrets: SecretStore | None = None,
+        workflows: WorkflowStore | None = None,
     ) -> None:
         self.registry = registry
         self.browser = browser
@@ -46,7 +68,12 @@ class Engine:
         self.clock = clock or SystemClock()
         self.activity = ActivityStream()
         self.jobs = JobTable()
-        self.approval_wait_ms = approval_wait_ms
+        self.config = config or EngineConfig()
+        self.approval_wait_ms = approval_wait_ms if approval_wait_ms is not None else self.config.approval_wait_ms
+        self.secrets: SecretStore = secrets or NoSecrets()
+        self.workflows = workflows
+        self.tab_workflows: dict[int, str] = {}
+        """Which workflow runs in which tab: one at a time per tab."""
         self.last_call = self.clock.monotonic()
         self.browser_expected: Callable[[], bool] = lambda: False
         """True while a browser is on its way (a managed browser launching): calls wait for it."""
@@ -82,9 +109,7 @@ class Engine:
         self._start(job, command, params, agent)
         if background:
             return {"status": "queued", "correlation_id": job.correlation_id}
-        limit_ms = (
-            (wait_ms if wait_ms is not None else command.default_wait_ms) if command.wait_param else None
-        )
+        limit_ms = (wait_ms if wait_ms is not None else command.default_wait_ms) if command.wait_param else None
         return await self.wait(job, limit_ms)
 
     async def wait(self, job: Job, limit_ms: float | None) -> dict[str, Any]:
@@ -135,8 +160,9 @@ class Engine:
         outcome: Outcome = "ok"
         error: str | None = None
         try:
-            if command.kind == "mutate":
-                await self._approve(job, command, started.params, agent)
+            steps = command.approval_steps(self, params) if command.approval_steps else []
+            if command.kind == "mutate" or steps:
+                await self._approve(job, command, started.params, agent, steps)
             job.set_status("running")
             result = await command.handler(CommandContext(self, job, agent), params)
             job.finish(result)
@@ -175,7 +201,9 @@ class Engine:
                 )
             )
 
-    async def _approve(self, job: Job, command: Command, shown: dict[str, Any], agent: str) -> None:
+    async def _approve(
+        self, job: Job, command: Command, shown: dict[str, Any], agent: str, steps: list[dict[str, Any]]
+    ) -> None:
         tab_url = self.browser.info().get("active_url") if self.browser.connected else None
         request = ApprovalRequest(
             correlation_id=job.correlation_id,
@@ -184,6 +212,7 @@ class Engine:
             mode=command.mode,
             params=shown,
             tab_url=tab_url if isinstance(tab_url, str) else None,
+            steps=tuple(redact_params(s) for s in steps),
         )
         job.set_status("awaiting_approval")
         try:

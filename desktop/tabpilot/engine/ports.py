@@ -5,7 +5,10 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
+
+if TYPE_CHECKING:
+    from tabpilot.engine.workflows import Workflow
 
 
 class BrowserPort(Protocol):
@@ -45,6 +48,39 @@ class ApprovalPort(Protocol):
 
 class SecretStore(Protocol):
     def get(self, name: str) -> str | None: ...
+
+
+class NoSecrets:
+    def get(self, name: str) -> str | None:
+        return None
+
+
+@dataclass(frozen=True)
+class WorkflowEntry:
+    """One file in workflows/: a valid workflow, or the reason it is not one."""
+
+    workflow_id: str
+    file: str
+    workflow: Workflow | None = None
+    error: str | None = None
+    last_run: str | None = None
+    last_status: str | None = None
+
+
+class WorkflowStore(Protocol):
+    """Saved workflows (the files are the source of truth) and the last runs of each."""
+
+    def entries(self) -> list[WorkflowEntry]: ...
+
+    def get(self, workflow_id: str) -> WorkflowEntry | None: ...
+
+    def save(self, workflow: Workflow) -> None: ...
+
+    def delete(self, workflow_id: str) -> bool: ...
+
+    def add_run(self, workflow_id: str, run: Mapping[str, Any]) -> None: ...
+
+    def runs(self, workflow_id: str) -> list[dict[str, Any]]: ...
 
 
 class Clock(Protocol):

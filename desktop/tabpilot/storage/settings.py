@@ -26,6 +26,9 @@ class Settings:
     open_managed_at_start: bool = True
     step_delay_ms: int = 500
     approval_wait_ms: int = 20_000
+    redact_selectors: list[str] = field(
+        default_factory=lambda: ["input[type=password]", "[data-sensitive]", "[data-private]", ".sensitive"]
+    )
 
     @classmethod
     def load(cls, path: Path) -> Settings:
@@ -54,11 +57,7 @@ class Settings:
         settings._bound()
         settings.capabilities = {
             **CAPABILITY_DEFAULTS,
-            **{
-                k: v
-                for k, v in settings.capabilities.items()
-                if k in CAPABILITY_DEFAULTS and isinstance(v, bool)
-            },
+            **{k: v for k, v in settings.capabilities.items() if k in CAPABILITY_DEFAULTS and isinstance(v, bool)},
         }
         return settings
 
@@ -71,6 +70,8 @@ class Settings:
             self.step_delay_ms = defaults.step_delay_ms
         if not 1_000 <= self.approval_wait_ms <= 600_000:
             self.approval_wait_ms = defaults.approval_wait_ms
+        if not all(isinstance(s, str) and s.strip() for s in self.redact_selectors):
+            self.redact_selectors = defaults.redact_selectors
 
     def save(self, path: Path) -> None:
         write_atomic(path, json.dumps(asdict(self), indent=2) + "\n")

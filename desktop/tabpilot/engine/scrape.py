@@ -1,0 +1,381 @@
+"""`interact {action:"scrape"}`: one call for structured data — extract, workflow (recordable), replay."""
+
+from __future__ import annotations
+
+import time
+from datetime import UTC, datetime
+from typing import Any
+
+from tabpilot.engine.commands import Command
+from tabpilot.engine.context import CommandContext
+from tabpilot.engine.errors import TabpilotError
+from tabpilot.engine.extract import DEFAULT_ELEMENT_TIMEOUT_MS, Pagination, check_extract_options, extract
+from tabpilot.engine.extract_spec import parse_schema
+from tabpilot.engine.interact import check_url
+from tabpilot.engine.params import Param
+from tabpilot.engine.runner import StepFailed, WorkflowRunner
+from tabpilot.engine.workflows import (
+    MAX_STEPS,
+    MUTATING_STEPS,
+    Workflow,
+    apply_overrides,
+    check_error_recovery,
+    check_params,
+    check_steps,
+    navigate_urls,
+    new_workflow_id,
+    origin_of,
+    parse_workflow,
+    resolve,
+    scrub,
+    walk_steps,
+)
+
+OPERATIONS = ("extract", "workflow", "replay")
+RUNS_KEPT = 10
+
+PARAMS = (
+    Param("operation", "string", "extract | workflow | replay", required=True, enum=OPERATIONS),
+    Param("selector", "string", "rows selector (extract)"),
+    Param("schema", "object", "{field: 'css | text|html|attr:N|number|boolean'} or JSON Schema with x-selector"),
+    Param("options", "object", "{wait_for, timeout_ms, paginate:{next_selector, max_pages, delay_ms}}"),
+    Param("name", "string", "workflow name"),
+    Param(
+        "steps",
+        "array",
+        "workflow steps {type: navigate|wait|click|fill|type|press|select|scroll|delay|extract|if_exists}",
+    ),
+    Param("error_recovery", "object", "{on_timeout: retry_step|skip|abort, max_retries, on_failure}"),
+    Param("record", "boolean", "save as workflows/<id>.json", default=False),
+    Param("params", "object", "values for {{name}} in steps"),
+    Param("workflow_id", "string", "saved workflow (replay)"),
+    Param("override_params", "object", "replay: {'steps[0].url': ..., 'params.NAME': ...}"),
+    Param("allow_domain_change", "boolean", "replay on another site", default=False),
+    Param("step_delay_ms", "integer", "pause between steps (default 500)", minimum=0, maximum=60_000),
+    Param("wait_ms", "integer", "answer {status:'running'} after this (default 30000)", minimum=0, maximum=600_000),
+)
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def _require(p: dict[str, Any], operation: str, *names: str) -> None:
+    for name in names:
+        if p.get(name) is None:
+            raise TabpilotError("invalid_params", f"scrape {operation}: '{name}' is required.", param=name)
+
+
+def _refuse_extra(p: dict[str, Any], operation: str, allowed: set[str]) -> None:
+    extra = sorted(k for k, v in p.items() if v not in (None, False) and k not in allowed | {"operation", "tab_id"})
+    if extra:
+        raise TabpilotError(
+            "invalid_params",
+            f"scrape {operation} does not take {', '.join(map(repr, extra))}.",
+            param=extra[0],
+        )
+
+
+# -- extract -----------------------------------------------------------------------------------------
+
+
+async def _extract(ctx: CommandContext, p: dict[str, Any]) -> dict[str, Any]:
+    _require(p, "extract", "selector", "schema")
+    _refuse_extra(p, "extract", {"selector", "schema", "options"})
+    schema = parse_schema(p["schema"])
+    options = check_extract_options(p.get("options"))
+    started = time.monotonic()
+    out = await extract(
+        ctx,
+        tab_id=p.get("tab_id"),
+        selector=p["selector"],
+        schema=schema,
+        wait_for=options.get("wait_for"),
+        timeout_ms=options.get("timeout_ms", DEFAULT_ELEMENT_TIMEOUT_MS),
+        paginate=Pagination.of(options.get("paginate")),
+    )
+    metadata: dict[str, Any] = {
+        "pages_scraped": out.pages,
+        "rows_extracted": len(out.rows),
+        "duration_ms": round((time.monotonic() - started) * 1000),
+        "url": out.url,
+        "errors": [],
+        "warnings": out.warnings,
+    }
+    if out.truncated:
+        metadata["truncated"] = True
+    if schema.row_schema is not None:
+        metadata["validation_errors"] = out.validation_errors
+    return {"status": "complete", "correlation_id": ctx.job.correlation_id, "data": out.rows, "metadata": metadata}
+
+
+# -- workflows ---------------------------------------------------------------------------------------
+
+
+async def _workflow(ctx: CommandContext, p: dict[str, Any]) -> dict[str, Any]:
+    _require(p, "workflow", "steps")
+    _refuse_extra(p, "workflow", {"name", "steps", "error_recovery", "record", "params", "step_delay_ms"})
+    name = (p.get("name") or "workflow").strip() or "workflow"
+    steps = check_steps(p["steps"])
+    workflow = Workflow(
+        workflow_id="",
+        name=name,
+        steps=steps,
+        error_recovery=check_error_recovery(p.get("error_recovery")),
+        params=check_params(p.get("params")),
+        created_at=_now(),
+    )
+    _check_size(workflow)
+    store = ctx.engine.workflows
+    exists = (lambda wid: store.get(wid) is not None) if store is not None else (lambda wid: False)
+    workflow.workflow_id = new_workflow_id(name, datetime.now(UTC).date(), exists)
+    tab = await ctx.browser_request("tabs.resolve", {"tab_id": p.get("tab_id")})
+    urls = navigate_urls(steps)
+    workflow.origin = origin_of(_fill_params(urls[0], workflow.params)) if urls else origin_of(str(tab.get("url", "")))
+    recorded = bool(p.get("record"))
+    if recorded:
+        if store is None:
+            raise TabpilotError("not_supported", "This Tabpilot has no workflow folder to record into.")
+        _refuse_literal_secrets(workflow)
+        store.save(workflow)
+    return await _run(ctx, workflow, int(tab["tab_id"]), p, recorded=recorded, replayed=False)
+
+
+async def _replay(ctx: CommandContext, p: dict[str, Any]) -> dict[str, Any]:
+    _require(p, "replay", "workflow_id")
+    _refuse_extra(p, "replay", {"workflow_id", "override_params", "allow_domain_change", "params", "step_delay_ms"})
+    saved = _load(ctx, p["workflow_id"])
+    doc = saved.document()
+    if p.get("params"):
+        doc["params"] = {**doc.get("params", {}), **check_params(p["params"])}
+    workflow = parse_workflow(apply_overrides(doc, p.get("override_params")), where="override_params")
+    tab = await ctx.browser_request("tabs.resolve", {"tab_id": p.get("tab_id")})
+    if not p.get("allow_domain_change"):
+        _check_domain(saved, workflow, str(tab.get("url", "")))
+    return await _run(ctx, workflow, int(tab["tab_id"]), p, recorded=False, replayed=True)
+
+
+def _load(ctx: CommandContext, workflow_id: str) -> Workflow:
+    store = ctx.engine.workflows
+    entry = store.get(workflow_id) if store is not None else None
+    if entry is None:
+        raise TabpilotError(
+            "workflow_not_found",
+            f"No saved workflow has the id '{workflow_id}'; observe {{what:'workflows'}} lists them.",
+            workflow_id=workflow_id,
+        )
+    if entry.workflow is None:
+        raise TabpilotError(
+            "invalid_params",
+            f"The workflow file {entry.file} is not valid: {entry.error}",
+            workflow_id=workflow_id,
+        )
+    return entry.workflow
+
+
+def _fill_params(text: str, params: dict[str, str]) -> str:
+    for key, value in params.items():
+        text = text.replace("{{" + key + "}}", value)
+    return text
+
+
+def _check_domain(saved: Workflow, effective: Workflow, tab_url: str) -> None:
+    """Domain lock: a replay may only open the sites the workflow was recorded on."""
+    allowed = {saved.origin} | {origin_of(_fill_params(u, saved.params)) for u in navigate_urls(saved.steps)}
+    allowed.discard("")
+    targets = [origin_of(_fill_params(u, effective.params)) for u in navigate_urls(effective.steps)]
+    if not targets and tab_url:
+        targets = [origin_of(tab_url)]
+    for origin in targets:
+        if allowed and origin and origin not in allowed:
+            raise TabpilotError(
+                "domain_changed",
+                f"The workflow was recorded on {saved.origin or ', '.join(sorted(allowed))}; this replay would run "
+                f"on {origin}. Pass allow_domain_change:true if that is intended.",
+                recorded_origin=saved.origin,
+                origin=origin,
+            )
+
+
+def _check_size(workflow: Workflow) -> None:
+    count = workflow.step_count()
+    if count > MAX_STEPS:
+        raise TabpilotError("invalid_params", f"{count} steps; a workflow may have at most {MAX_STEPS}.", param="steps")
+
+
+def _refuse_literal_secrets(workflow: Workflow) -> None:
+    """A recorded file must not hold a password typed in clear: ask for {{secret:NAME}} instead."""
+    for step in walk_steps(workflow.steps):
+        if step["type"] in ("fill", "type"):
+            value = str(step.get("value", step.get("text", "")))
+            if value and "password" in step["selector"].lower() and "{{" not in value:
+                raise TabpilotError(
+                    "invalid_params",
+                    f"The step filling '{step['selector']}' holds a password in clear; recorded workflows must "
+                    "say {{secret:NAME}} (the user stores NAME in the tray's Secrets window).",
+                    param="steps",
+                )
+
+
+async def _run(
+    ctx: CommandContext, workflow: Workflow, tab_id: int, p: dict[str, Any], *, recorded: bool, replayed: bool
+) -> dict[str, Any]:
+    engine = ctx.engine
+    running = engine.tab_workflows.get(tab_id)
+    if running is not None:
+        raise TabpilotError(
+            "workflow_in_progress",
+            f"Workflow {running} is still running in this tab; wait for it or use another tab.",
+            active_workflow_id=running,
+        )
+    if workflow.mutating_steps() and not engine.pilot.allows("page_actions"):
+        raise TabpilotError(
+            "ai_web_pilot_disabled",
+            "This workflow clicks or types, and page-changing actions are switched off in the Tabpilot tray.",
+            capability="page_actions",
+        )
+    for url in navigate_urls(workflow.steps):
+        if "{{" not in url:
+            check_url(url)
+    steps, secrets = resolve(workflow.steps, workflow.params, engine.secrets.get)
+    for url in navigate_urls(steps):
+        check_url(url)
+    delay = p.get("step_delay_ms")
+    runner = WorkflowRunner(
+        ctx,
+        steps,
+        tab_id=tab_id,
+        recovery=workflow.error_recovery,
+        step_delay_ms=engine.config.step_delay_ms if delay is None else delay,
+    )
+    engine.tab_workflows[tab_id] = workflow.workflow_id
+    started_at, started = _now(), time.monotonic()
+    failure: StepFailed | None = None
+    try:
+        outcome = await runner.run()
+    except StepFailed as exc:
+        failure, outcome = exc, runner.outcome
+    finally:
+        engine.tab_workflows.pop(tab_id, None)
+    extracted = outcome.extracted
+    metadata: dict[str, Any] = {
+        "duration_ms": round((time.monotonic() - started) * 1000),
+        "workflow_id": workflow.workflow_id,
+        "pages_scraped": extracted.pages,
+        "rows_extracted": len(extracted.rows),
+        "url": extracted.url,
+        "errors": outcome.errors,
+        "warnings": extracted.warnings,
+    }
+    if recorded:
+        metadata["recorded"] = True
+    if replayed:
+        metadata["replayed_from"] = workflow.workflow_id
+    if extracted.truncated:
+        metadata["truncated"] = True
+    if extracted.validation_errors:
+        metadata["validation_errors"] = extracted.validation_errors
+    result = {
+        "status": "complete",
+        "correlation_id": ctx.job.correlation_id,
+        "workflow_id": workflow.workflow_id,
+        "steps_completed": outcome.steps_completed,
+        "steps_total": len(steps),
+        "data": extracted.rows,
+        "metadata": metadata,
+    }
+    result = dict(scrub(result, secrets))
+    error: TabpilotError | None = None
+    if failure is not None:
+        cause = failure.error
+        keep = workflow.error_recovery.on_failure != "abort" or cause.code in ("navigation_redirect", "tab_closed")
+        details = {k: v for k, v in cause.details.items() if k not in ("correlation_id",)}
+        error = TabpilotError(
+            cause.code,
+            scrub(f"Step {failure.index} ({_step_at(steps, failure.index)}) failed: {cause.message}", secrets),
+            **scrub(details, secrets),
+            workflow_id=workflow.workflow_id,
+            failed_step=failure.index,
+            steps_completed=outcome.steps_completed,
+            steps_total=len(steps),
+            data=result["data"] if keep else [],
+            metadata=result["metadata"],
+        )
+    _keep_run(ctx, workflow, started_at, result, error, recorded or replayed)
+    if error is not None:
+        raise error
+    return result
+
+
+def _step_at(steps: list[dict[str, Any]], index: str) -> str:
+    head = index.split(".", 1)[0]
+    return str(steps[int(head)]["type"]) if head.isdigit() and int(head) < len(steps) else "step"
+
+
+def _keep_run(
+    ctx: CommandContext,
+    workflow: Workflow,
+    started_at: str,
+    result: dict[str, Any],
+    error: TabpilotError | None,
+    saved: bool,
+) -> None:
+    store = ctx.engine.workflows
+    if store is None or not saved:
+        return
+    run = {
+        "correlation_id": ctx.job.correlation_id,
+        "started_at": started_at,
+        "finished_at": _now(),
+        "status": "error" if error else "complete",
+        "error": error.code if error else None,
+        "message": error.message if error else None,
+        "steps_completed": result["steps_completed"],
+        "steps_total": result["steps_total"],
+        "data": error.details.get("data", []) if error else result["data"],
+        "metadata": result["metadata"],
+    }
+    store.add_run(workflow.workflow_id, run)
+
+
+# -- approval: a workflow is approved as a unit ----------------------------------------------------
+
+
+def _approval_steps(engine: Any, p: dict[str, Any]) -> list[dict[str, Any]]:
+    operation = p.get("operation")
+    if operation == "workflow" and isinstance(p.get("steps"), list):
+        steps = check_steps(p["steps"])
+    elif operation == "replay" and isinstance(p.get("workflow_id"), str) and engine.workflows is not None:
+        entry = engine.workflows.get(p["workflow_id"])
+        if entry is None or entry.workflow is None:
+            return []
+        steps = apply_overrides(entry.workflow.document(), p.get("override_params")).get("steps", [])
+    else:
+        return []
+    return [dict(s) for s in walk_steps(steps) if isinstance(s, dict) and s.get("type") in MUTATING_STEPS]
+
+
+async def _scrape(ctx: CommandContext, p: dict[str, Any]) -> dict[str, Any]:
+    operation = p["operation"]
+    if operation == "extract":
+        return await _extract(ctx, p)
+    if operation == "workflow":
+        return await _workflow(ctx, p)
+    return await _replay(ctx, p)
+
+
+COMMANDS = [
+    Command(
+        "interact",
+        "scrape",
+        "navigate",
+        "structured data in one call: operation extract | workflow (record:true saves it) | replay",
+        _scrape,
+        params=PARAMS,
+        pilot_gated=True,
+        capability="scrape",
+        targets_tab=True,
+        wait_param="wait_ms",
+        approval_steps=_approval_steps,
+    ),
+]

@@ -1,0 +1,120 @@
+"""Saved workflows as agents see them: list and read (observe), export, import, delete (configure)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tabpilot.engine.commands import Command
+from tabpilot.engine.context import CommandContext
+from tabpilot.engine.errors import TabpilotError
+from tabpilot.engine.params import Param
+from tabpilot.engine.ports import WorkflowEntry, WorkflowStore
+from tabpilot.engine.workflows import parse_workflow
+
+
+def _store(ctx: CommandContext) -> WorkflowStore:
+    if ctx.engine.workflows is None:
+        raise TabpilotError("not_supported", "This Tabpilot has no workflow folder.")
+    return ctx.engine.workflows
+
+
+def _entry(ctx: CommandContext, workflow_id: str) -> WorkflowEntry:
+    entry = _store(ctx).get(workflow_id)
+    if entry is None:
+        raise TabpilotError(
+            "workflow_not_found",
+            f"No saved workflow has the id '{workflow_id}'; observe {{what:'workflows'}} lists them.",
+            workflow_id=workflow_id,
+        )
+    return entry
+
+
+def summary(entry: WorkflowEntry) -> dict[str, Any]:
+    item: dict[str, Any] = {"workflow_id": entry.workflow_id, "file": entry.file}
+    if entry.workflow is not None:
+        item.update(
+            name=entry.workflow.name,
+            origin=entry.workflow.origin,
+            steps=entry.workflow.step_count(),
+            params=sorted(entry.workflow.params),
+        )
+    else:
+        item["error"] = entry.error
+    item.update(last_run=entry.last_run, last_status=entry.last_status)
+    return item
+
+
+async def _observe(ctx: CommandContext, p: dict[str, Any]) -> dict[str, Any]:
+    if p["workflow_id"] is None:
+        return {"workflows": [summary(e) for e in _store(ctx).entries()]}
+    entry = _entry(ctx, p["workflow_id"])
+    return {
+        **summary(entry),
+        "workflow": entry.workflow.document() if entry.workflow else None,
+        "runs": _store(ctx).runs(entry.workflow_id),
+    }
+
+
+async def _export(ctx: CommandContext, p: dict[str, Any]) -> dict[str, Any]:
+    entry = _entry(ctx, p["workflow_id"])
+    if entry.workflow is None:
+        raise TabpilotError("invalid_params", f"{entry.file} is not a valid workflow: {entry.error}")
+    return {"workflow_id": entry.workflow_id, "workflow": entry.workflow.document()}
+
+
+async def _import(ctx: CommandContext, p: dict[str, Any]) -> dict[str, Any]:
+    workflow = parse_workflow(p["workflow"])
+    store = _store(ctx)
+    if store.get(workflow.workflow_id) is not None and not p["overwrite"]:
+        raise TabpilotError(
+            "invalid_params",
+            f"A workflow '{workflow.workflow_id}' exists already; pass overwrite:true to replace it.",
+            param="overwrite",
+        )
+    store.save(workflow)
+    return {"workflow_id": workflow.workflow_id, "imported": True, "steps": workflow.step_count()}
+
+
+async def _delete(ctx: CommandContext, p: dict[str, Any]) -> dict[str, Any]:
+    entry = _entry(ctx, p["workflow_id"])
+    _store(ctx).delete(entry.workflow_id)
+    return {"workflow_id": entry.workflow_id, "deleted": True}
+
+
+COMMANDS = [
+    Command(
+        "observe",
+        "workflows",
+        "read",
+        "saved workflows (id, name, origin, steps, last run); with workflow_id: one, with its last runs",
+        _observe,
+        params=(Param("workflow_id", "string", "one workflow, with its definition and last 10 runs"),),
+    ),
+    Command(
+        "configure",
+        "export_workflow",
+        "read",
+        "a saved workflow as JSON",
+        _export,
+        params=(Param("workflow_id", "string", "a saved workflow's id", required=True),),
+    ),
+    Command(
+        "configure",
+        "import_workflow",
+        "read",
+        "validate and save a workflow JSON",
+        _import,
+        params=(
+            Param("workflow", "object", "{workflow_id, name, steps, ...}", required=True),
+            Param("overwrite", "boolean", "replace one with the same id", default=False),
+        ),
+    ),
+    Command(
+        "configure",
+        "delete_workflow",
+        "read",
+        "delete a saved workflow",
+        _delete,
+        params=(Param("workflow_id", "string", "a saved workflow's id", required=True),),
+    ),
+]
