@@ -158,7 +158,12 @@ class App:
 
     def _prepare_managed(self, headless: bool) -> ManagedBrowser:
         if self.managed is None:
-            managed = ManagedBrowser(self.paths, headless=headless, executable=self.settings.browser_executable)
+            managed = ManagedBrowser(
+                self.paths,
+                headless=headless,
+                executable=self.settings.browser_executable,
+                relaunch=self.options.mode == "serve",
+            )
             # Calls wait for a browser that is on its way (launching, or launched and not yet linked);
             # once a linked browser is lost they fail fast with extension_not_connected.
             managed.on_launch = lambda: setattr(self, "_awaiting_link", True)
@@ -269,6 +274,8 @@ class App:
 
     async def _idle_watch(self, idle_s: float) -> None:
         while True:
+            if self.mcp is not None and self.mcp.open_sessions:
+                self.engine.last_call = self.engine.clock.monotonic()  # a connected agent is not idle
             idle = self.engine.clock.monotonic() - self.engine.last_call
             if idle >= idle_s and not self.engine.jobs.running():
                 log.info("no calls for %.0f minutes; stopping (started by `tabpilot mcp`)", idle / 60)

@@ -6,6 +6,7 @@ import asyncio
 import json
 import logging
 import sys
+import threading
 from typing import Literal
 
 from tabpilot.engine.ports import ApprovalAnswer, ApprovalRequest
@@ -34,33 +35,45 @@ class AutoApprove:
 
 
 class TerminalPrompt:
-    """Asks on the terminal that started `serve`; one question at a time; no answer in time denies."""
+    """Asks on the terminal that started `serve`, one question at a time. One reader thread owns stdin,
+    so an answer typed after a prompt timed out is dropped instead of answering the next one; a
+    prompt nobody answers in time ends in approval_timeout."""
 
     def __init__(self, timeout_s: float = 120.0) -> None:
         self._lock = asyncio.Lock()
         self._timeout_s = timeout_s
+        self._lines: asyncio.Queue[str] | None = None
+
+    def _reader(self) -> asyncio.Queue[str]:
+        if self._lines is None:
+            loop = asyncio.get_running_loop()
+            lines: asyncio.Queue[str] = asyncio.Queue()
+
+            def pump() -> None:
+                for line in sys.stdin:
+                    loop.call_soon_threadsafe(lines.put_nowait, line)
+                loop.call_soon_threadsafe(lines.put_nowait, "")
+
+            threading.Thread(target=pump, name="tabpilot-terminal", daemon=True).start()
+            self._lines = lines
+        return self._lines
 
     async def decide(self, request: ApprovalRequest) -> ApprovalAnswer:
         async with self._lock:
+            lines = self._reader()
+            while not lines.empty():
+                lines.get_nowait()  # typed while nobody was asking
             where = f" on {request.tab_url}" if request.tab_url else ""
-            question = (
+            steps = "".join(f"\n           - {json.dumps(dict(step))}" for step in request.steps)
+            sys.stderr.write(
                 f"\n[tabpilot] {request.agent} wants {request.tool} {request.mode}{where}\n"
-                f"           {json.dumps(dict(request.params))[:400]}\n           Allow? [y/N] "
+                f"           {json.dumps(dict(request.params))}{steps}\n           Allow? [y/N] "
             )
-            loop = asyncio.get_running_loop()
-            try:
-                answer = await asyncio.wait_for(loop.run_in_executor(None, _ask, question), self._timeout_s)
-            except TimeoutError:
-                return "deny"
+            sys.stderr.flush()
+            answer = await asyncio.wait_for(lines.get(), self._timeout_s)
             verdict: ApprovalAnswer = "allow" if answer.strip().lower() in ("y", "yes") else "deny"
             log.info("%s %s.%s for %s at the terminal", verdict, request.tool, request.mode, request.agent)
             return verdict
-
-
-def _ask(question: str) -> str:
-    sys.stderr.write(question)
-    sys.stderr.flush()
-    return sys.stdin.readline()
 
 
 def headless_approvals(mode: ApproveMode) -> DenyAll | AutoApprove | TerminalPrompt:

@@ -190,22 +190,25 @@ def _status(paths: Paths, args: argparse.Namespace) -> int:
 
 def _stop(paths: Paths) -> int:
     from tabpilot import client
-    from tabpilot.storage import statefile
+    from tabpilot.storage.lock import InstanceLock
 
     try:
         target = client.find(paths)
     except client.NotRunning as exc:
         print(str(exc))
         return EXIT_NOT_RUNNING
+    lock = InstanceLock(paths.lock_file)
     try:
         client.request(target, "POST", "/api/v1/stop", {}, timeout=5)
-    except client.NotRunning:
-        os.kill(target.state.pid, signal.SIGTERM)
-    deadline = time.monotonic() + 15
-    while time.monotonic() < deadline and statefile.pid_alive(target.state.pid):
+    except client.NotRunning as exc:
+        print(f"tabpilot stop: the app did not answer ({exc}).", file=sys.stderr)
+        return 1
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline and lock.held_elsewhere():
         time.sleep(0.05)
-    if statefile.pid_alive(target.state.pid):
-        os.kill(target.state.pid, signal.SIGTERM)
+    if lock.held_elsewhere():
+        print(f"tabpilot stop: Tabpilot (pid {target.state.pid}) is still stopping.", file=sys.stderr)
+        return 1
     print(f"Tabpilot (pid {target.state.pid}) stopped.")
     return 0
 

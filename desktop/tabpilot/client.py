@@ -14,6 +14,7 @@ from typing import Any
 
 from tabpilot.paths import Paths
 from tabpilot.storage import statefile
+from tabpilot.storage.lock import InstanceLock
 from tabpilot.vault import keyring_store
 
 
@@ -33,10 +34,17 @@ class Target:
 
 
 def find(paths: Paths) -> Target:
-    state = statefile.read(paths.state_file)
-    if state is None or not statefile.pid_alive(state.pid):
+    # A crashed app leaves its state file behind, and its pid may belong to another process by now:
+    # only the instance lock says whether an app runs for this home.
+    if not InstanceLock(paths.lock_file).held_elsewhere():
         raise NotRunning("Tabpilot is not running.")
-    token = keyring_store.get_token(paths.keyring_account)
+    state = statefile.read(paths.state_file)
+    if state is None:
+        raise NotRunning("Tabpilot is starting or not running (no state file yet).")
+    try:
+        token = keyring_store.get_token(paths.keyring_account)
+    except keyring_store.KeyringUnavailable as exc:
+        raise NotRunning(str(exc)) from exc
     if not token:
         raise NotRunning("Tabpilot's token is not in the OS keyring; start the app again.")
     return Target(state.port, token, state)

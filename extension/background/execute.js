@@ -5,6 +5,7 @@ import { Codes, TPError } from "./protocol.js";
 import { toJsonSafe } from "./serialize.js";
 
 const PROBE_MS = 300;
+const MAX_RESULT_CHARS = 4 * 1024 * 1024; // a result bigger than this would not fit the bridge's frames
 
 function wrap(inner) {
   // The wrapper catches the script's own errors, so an exception reported by CDP can only mean the
@@ -78,6 +79,17 @@ export async function executeJs(tab, { script, timeout_ms: timeoutMs = 5000 }) {
   }
   const value = outcome.value;
   if (!value || typeof value !== "object") throw new TPError(Codes.INTERNAL, "The script's result could not be read.");
-  if (value.ok) return { success: true, result: value.value ?? null };
+  if (value.ok) {
+    const result = value.value ?? null;
+    const size = JSON.stringify(result).length;
+    if (size > MAX_RESULT_CHARS) {
+      return {
+        success: true,
+        result: `[result too large: ${size} characters of JSON; return less, e.g. a slice or a count]`,
+        truncated: true,
+      };
+    }
+    return { success: true, result };
+  }
   return { success: false, error: value.name && value.name !== "Error" ? `${value.name}: ${value.error}` : value.error, stack: value.stack };
 }

@@ -4,7 +4,17 @@ import { toContent } from "./content.js";
 
 const NETWORK_IDLE_MS = 500;
 
-function waitForNavigation(tabId, waitUntil, timeoutMs) {
+function sameAddress(a, b) {
+  try {
+    const x = new URL(a);
+    const y = new URL(b);
+    return x.href === y.href || (x.origin === y.origin && x.pathname === y.pathname && x.search === y.search);
+  } catch {
+    return false;
+  }
+}
+
+function waitForNavigation(tabId, requested, waitUntil, timeoutMs) {
   return new Promise((resolve, reject) => {
     const inflight = new Set();
     let idleTimer = null;
@@ -51,13 +61,23 @@ function waitForNavigation(tabId, waitUntil, timeoutMs) {
         settleIdle();
       } else done();
     };
-    // Only the fragment changed (or pushState): the document stays, no load event will come.
+    // Only the fragment changed (or pushState): the document stays and no load event will come.
+    // Counts only while no cross-document load has started, and only for the address we went to.
     const onSameDocument = (d) => {
-      if (mine(d)) done();
+      if (mine(d) && !committed && sameAddress(d.url, requested)) done();
     };
     const onError = (d) => {
-      if (mine(d) && d.error !== "net::ERR_ABORTED") {
+      if (!mine(d)) return;
+      if (d.error !== "net::ERR_ABORTED") {
         fail(new TPError(Codes.INVALID_PARAMS, `The page could not be loaded: ${d.error}.`, { net_error: d.error, url: d.url }));
+      } else if (!committed) {
+        // A download, a 204, or a navigation the page cancelled: no page will load.
+        fail(
+          new TPError(Codes.INVALID_PARAMS, `Opening ${d.url} did not load a page (a download, an empty response, or cancelled).`, {
+            net_error: d.error,
+            url: d.url,
+          }),
+        );
       }
     };
     const onRemoved = (id) => {
@@ -91,7 +111,7 @@ function waitForNavigation(tabId, waitUntil, timeoutMs) {
 }
 
 export async function navigate(tab, { url, wait_until: waitUntil = "load", timeout_ms: timeoutMs = 30_000 }) {
-  const waiting = waitForNavigation(tab.id, waitUntil, timeoutMs);
+  const waiting = waitForNavigation(tab.id, url, waitUntil, timeoutMs);
   try {
     await chrome.tabs.update(tab.id, { url });
   } catch (err) {

@@ -20,8 +20,8 @@ async def test_the_tools_are_exactly_the_four_and_compact(mcp: StdioMcp) -> None
     size = len(json.dumps([t.model_dump(by_alias=True, exclude_none=True, mode="json") for t in listed.tools]))
     assert size < 8 * 1024, f"tools/list is {size} bytes"
     modes = {t.name: t.input_schema["properties"][t.input_schema["required"][0]]["enum"] for t in listed.tools}
-    assert modes["observe"] == ["page", "dom", "tabs", "pilot", "command_result"]
-    assert modes["interact"] == ["navigate", "execute_js"]
+    assert modes["observe"] == ["page", "dom", "tabs", "pilot", "command_result", "workflows"]
+    assert modes["interact"] == ["navigate", "execute_js", "scrape"]
     observe = next(t for t in listed.tools if t.name == "observe")
     interact = next(t for t in listed.tools if t.name == "interact")
     assert observe.annotations is not None and observe.annotations.read_only_hint is True

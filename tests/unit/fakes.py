@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from tabpilot.engine.ports import ApprovalAnswer, ApprovalRequest
+from tabpilot.engine.ports import ApprovalAnswer, ApprovalRequest, WorkflowEntry
+from tabpilot.engine.workflows import Workflow, parse_workflow
 
 Reply = dict[str, Any] | BaseException | Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
 
@@ -27,6 +29,8 @@ class FakeBrowser:
         self.connected_reads = 0
         self.active_url = active_url
         self.replies: dict[str, Reply] = {}
+        self.queued: dict[str, list[Reply]] = {}
+        """Replies used once each, in order, before falling back to `replies`."""
         self.calls: list[BrowserCall] = []
 
     @property
@@ -44,16 +48,29 @@ class FakeBrowser:
 
     async def request(self, op: str, params: Mapping[str, Any], *, timeout_s: float) -> dict[str, Any]:
         self.calls.append(BrowserCall(op, dict(params), timeout_s))
-        reply = self.replies.get(op, {"op": op, "params": dict(params)})
+        default: Reply = {"op": op, "params": dict(params)}
+        if op == "tabs.resolve":  # the engine asks which tab an approval is for
+            default = {"tab_id": params.get("tab_id", 1), "url": self.active_url or "", "title": "Fake"}
+        queued = self.queued.get(op)
+        reply = queued.pop(0) if queued else self.replies.get(op, default)
         if isinstance(reply, BaseException):
             raise reply
         if callable(reply):
             return await reply(dict(params))
         return dict(reply)
 
+    def queue(self, op: str, *replies: Reply) -> None:
+        """Answer the next calls of `op` with `replies`, one each, then as `replies[op]` says."""
+        self.queued.setdefault(op, []).extend(replies)
+
     @property
     def ops(self) -> list[str]:
         return [c.op for c in self.calls]
+
+    @property
+    def acting_calls(self) -> list[BrowserCall]:
+        """Everything but the read that tells which tab a command is for."""
+        return [c for c in self.calls if c.op != "tabs.resolve"]
 
 
 class FakeApprovals:
@@ -94,3 +111,73 @@ class FakeClock:
 
     def advance(self, seconds: float) -> None:
         self.now += seconds
+
+
+class MemoryWorkflowStore:
+    """A WorkflowStore in memory. Saves go through JSON, as on disk; `files` holds what would be written."""
+
+    runs_kept = 10
+
+    def __init__(self) -> None:
+        self.files: dict[str, str] = {}
+        self._entries: dict[str, WorkflowEntry] = {}
+        self._runs: dict[str, list[dict[str, Any]]] = {}
+
+    def entries(self) -> list[WorkflowEntry]:
+        return [self._with_last_run(self._entries[k]) for k in sorted(self._entries)]
+
+    def get(self, workflow_id: str) -> WorkflowEntry | None:
+        entry = self._entries.get(workflow_id)
+        return self._with_last_run(entry) if entry else None
+
+    def save(self, workflow: Workflow) -> None:
+        text = json.dumps(workflow.document(), indent=2)
+        self.files[workflow.workflow_id] = text
+        self._entries[workflow.workflow_id] = WorkflowEntry(
+            workflow.workflow_id, f"{workflow.workflow_id}.json", workflow=parse_workflow(json.loads(text))
+        )
+
+    def put(self, doc: dict[str, Any]) -> Workflow:
+        """A workflow as if a user had written its file by hand."""
+        workflow = parse_workflow(doc)
+        self.save(workflow)
+        return workflow
+
+    def put_invalid(self, workflow_id: str, error: str) -> None:
+        self.files[workflow_id] = "{not json"
+        self._entries[workflow_id] = WorkflowEntry(workflow_id, f"{workflow_id}.json", error=error)
+
+    def delete(self, workflow_id: str) -> bool:
+        self.files.pop(workflow_id, None)
+        self._runs.pop(workflow_id, None)
+        return self._entries.pop(workflow_id, None) is not None
+
+    def add_run(self, workflow_id: str, run: Mapping[str, Any]) -> None:
+        stored = json.loads(json.dumps(dict(run)))
+        self._runs[workflow_id] = [stored, *self._runs.get(workflow_id, [])][: self.runs_kept]
+
+    def runs(self, workflow_id: str) -> list[dict[str, Any]]:
+        return [dict(r) for r in self._runs.get(workflow_id, [])]
+
+    def _with_last_run(self, entry: WorkflowEntry) -> WorkflowEntry:
+        runs = self._runs.get(entry.workflow_id) or [{}]
+        return WorkflowEntry(
+            entry.workflow_id,
+            entry.file,
+            entry.workflow,
+            entry.error,
+            last_run=runs[0].get("finished_at"),
+            last_status=runs[0].get("status"),
+        )
+
+
+class DictSecrets:
+    """A SecretStore over a dict; records which names were asked for."""
+
+    def __init__(self, **values: str) -> None:
+        self.values = dict(values)
+        self.asked: list[str] = []
+
+    def get(self, name: str) -> str | None:
+        self.asked.append(name)
+        return self.values.get(name)

@@ -166,6 +166,11 @@ class McpEndpoint:
             await ws.close()
         return ws
 
+    @property
+    def open_sessions(self) -> int:
+        """Agents connected through `tabpilot mcp` right now."""
+        return len(self._sockets)
+
     async def stop(self) -> None:
         self.closing = True
         for task in list(self._sockets):

@@ -7,10 +7,22 @@ import shutil
 import sys
 from pathlib import Path
 
-_NAMES = ("google-chrome", "google-chrome-stable", "chromium", "chromium-browser", "chrome", "microsoft-edge")
+# Chromium first: branded Google Chrome (137 and later) ignores --load-extension, so the managed
+# browser could not load Tabpilot's extension into it.
+_NAMES = (
+    "chromium",
+    "chromium-browser",
+    "chrome-for-testing",
+    "google-chrome-for-testing",
+    "chrome",
+    "google-chrome",
+    "google-chrome-stable",
+    "microsoft-edge",
+)
 _MAC = (
-    "/Applications/Google Chrome.app/Contents/MacOS/Google Chrome",
     "/Applications/Chromium.app/Contents/MacOS/Chromium",
+    "/Applications/Google Chrome for Testing.app/Contents/MacOS/Google Chrome for Testing",
+    "/Applications/Google Chrome.app/Contents/MacOS/Google Chrome",
 )
 _WIN = (
     r"%ProgramFiles%\Google\Chrome\Application\chrome.exe",

@@ -29,8 +29,11 @@ RELAUNCH_DELAYS_S = (1.0, 2.0, 5.0, 10.0, 30.0)
 
 
 class ManagedBrowser:
-    def __init__(self, paths: Paths, *, headless: bool, executable: str = "", port: int = 0) -> None:
-        """`port` is the bridge's; set it before `start`."""
+    def __init__(
+        self, paths: Paths, *, headless: bool, executable: str = "", port: int = 0, relaunch: bool = True
+    ) -> None:
+        """`port` is the bridge's; set it before `start`. `relaunch`: bring the browser back when it goes
+        away (serve); the tray sets it off, because there a closed window is a person's choice."""
         self.paths = paths
         self.headless = headless
         self.executable = executable
@@ -46,6 +49,7 @@ class ManagedBrowser:
         self._stopping = False
         self._failures = 0
         self._relaunch: asyncio.Task[None] | None = None
+        self.relaunch = relaunch
 
     @property
     def running(self) -> bool:
@@ -121,6 +125,9 @@ class ManagedBrowser:
         self._context = None
         self.on_change()
         if self._stopping:
+            return
+        if not self.relaunch:
+            log.info("the managed browser was closed")
             return
         log.warning("the managed browser went away; relaunching it")
         self._relaunch = asyncio.get_running_loop().create_task(self._relaunch_later())

@@ -25,7 +25,20 @@ DISCRIMINATOR: dict[str, str] = {
 }
 
 Handler = Callable[["CommandContext", dict[str, Any]], Awaitable[dict[str, Any]]]
-ApprovalSteps = Callable[["Engine", dict[str, Any]], list[dict[str, Any]]]
+
+
+@dataclass(frozen=True)
+class ApprovalScope:
+    """What a person approves: the page-changing steps (all at once for a workflow) and where."""
+
+    steps: list[dict[str, Any]]
+    origin: str = ""
+    workflow_id: str = ""
+    steps_hash: str = ""
+    selector: str | None = None
+
+
+ApprovalSteps = Callable[["Engine", dict[str, Any]], ApprovalScope | None]
 
 BACKGROUND = Param("background", "boolean", "answer {status:'queued'} at once", default=False)
 TAB_ID = Param("tab_id", "integer", "tab (default: tracked, else active)")
@@ -48,8 +61,8 @@ class Command:
     """A parameter holding how long the call waits before answering {status:'running'} (workflows)."""
     default_wait_ms: int = 30_000
     approval_steps: ApprovalSteps | None = None
-    """For a command whose need for approval depends on its parameters (a workflow): the steps that
-    change a page; the user approves them all at once. Empty: no approval needed."""
+    """For a command whose need for approval depends on its parameters (a workflow): what changes a
+    page, approved all at once. None or no steps: no approval needed."""
     all_params: tuple[Param, ...] = field(init=False)
 
     def __post_init__(self) -> None:

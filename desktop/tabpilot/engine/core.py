@@ -9,12 +9,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from tabpilot.engine.commands import Command, Registry
+from tabpilot.engine.commands import ApprovalScope, Command, Registry
 from tabpilot.engine.context import CommandContext
 from tabpilot.engine.errors import TabpilotError, new_log_ref
 from tabpilot.engine.events import ActivityEvent, ActivityStream, Outcome
 from tabpilot.engine.jobs import Job, JobTable, ProgressCallback
 from tabpilot.engine.pilot import PilotState
+from tabpilot.engine.policy import as_decision
 from tabpilot.engine.ports import (
     ApprovalPort,
     ApprovalRequest,
@@ -26,6 +27,7 @@ from tabpilot.engine.ports import (
     WorkflowStore,
 )
 from tabpilot.engine.redact import redact_params
+from tabpilot.engine.workflows import origin_of
 
 log = logging.getLogger("tabpilot.engine")
 
@@ -89,10 +91,28 @@ class Engine:
         *,
         agent: str = "agent",
         progress: ProgressCallback | None = None,
+        approved: bool = False,
     ) -> dict[str, Any]:
-        """Run a tool call and return its result object; raises TabpilotError with a contract code."""
+        """Run a tool call and return its result object; raises TabpilotError with a contract code.
+
+        `approved` is for runs a person starts in the UI (they are the one acting): no prompt. Agents'
+        paths (MCP, HTTP) never set it.
+        """
         self.last_call = self.clock.monotonic()
         command, params = self.registry.resolve(tool, args)
+        self._gate(command)
+        background = bool(params.pop("background", False))
+        wait_ms = params.pop(command.wait_param, None) if command.wait_param else None
+        job = self.jobs.create(command.tool, command.mode, self.clock.monotonic())
+        if progress is not None:
+            job.progress_listeners.append(progress)
+        self._start(job, command, params, agent, approved)
+        if background:
+            return {"status": "queued", "correlation_id": job.correlation_id}
+        limit_ms = (wait_ms if wait_ms is not None else command.default_wait_ms) if command.wait_param else None
+        return await self.wait(job, limit_ms)
+
+    def _gate(self, command: Command) -> None:
         if command.pilot_gated and not self.pilot.ai_web_pilot:
             raise TabpilotError("ai_web_pilot_disabled", PILOT_OFF_MESSAGE)
         if command.capability and not self.pilot.allows(command.capability):
@@ -101,16 +121,6 @@ class Engine:
                 f"The '{command.capability}' capability is turned off in the Tabpilot tray menu.",
                 capability=command.capability,
             )
-        background = bool(params.pop("background", False))
-        wait_ms = params.pop(command.wait_param, None) if command.wait_param else None
-        job = self.jobs.create(command.tool, command.mode, self.clock.monotonic())
-        if progress is not None:
-            job.progress_listeners.append(progress)
-        self._start(job, command, params, agent)
-        if background:
-            return {"status": "queued", "correlation_id": job.correlation_id}
-        limit_ms = (wait_ms if wait_ms is not None else command.default_wait_ms) if command.wait_param else None
-        return await self.wait(job, limit_ms)
 
     async def wait(self, job: Job, limit_ms: float | None) -> dict[str, Any]:
         """Wait for `job` to end; answer with its pending view once the limit or the approval wait passes."""
@@ -138,13 +148,13 @@ class Engine:
 
     # -- running ---------------------------------------------------------------------------------
 
-    def _start(self, job: Job, command: Command, params: dict[str, Any], agent: str) -> None:
-        task = asyncio.get_running_loop().create_task(self._run(job, command, params, agent))
+    def _start(self, job: Job, command: Command, params: dict[str, Any], agent: str, approved: bool) -> None:
+        task = asyncio.get_running_loop().create_task(self._run(job, command, params, agent, approved))
         job.task = task
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
-    async def _run(self, job: Job, command: Command, params: dict[str, Any], agent: str) -> None:
+    async def _run(self, job: Job, command: Command, params: dict[str, Any], agent: str, approved: bool) -> None:
         started = ActivityEvent(
             correlation_id=job.correlation_id,
             phase="started",
@@ -160,9 +170,10 @@ class Engine:
         outcome: Outcome = "ok"
         error: str | None = None
         try:
-            steps = command.approval_steps(self, params) if command.approval_steps else []
-            if command.kind == "mutate" or steps:
-                await self._approve(job, command, started.params, agent, steps)
+            scope = self._approval_scope(command, params)
+            if scope is not None and not approved:
+                await self._approve(job, command, _shown_in_full(params), agent, scope, params.get("tab_id"))
+                self._gate(command)  # the user may have switched the pilot off while the prompt waited
             job.set_status("running")
             result = await command.handler(CommandContext(self, job, agent), params)
             job.finish(result)
@@ -188,6 +199,7 @@ class Engine:
             )
             outcome, error = "error", "internal"
         finally:
+            self.jobs.finished(job)
             self.activity.emit(
                 replace(
                     started,
@@ -201,28 +213,54 @@ class Engine:
                 )
             )
 
+    def _approval_scope(self, command: Command, params: dict[str, Any]) -> ApprovalScope | None:
+        if command.approval_steps is not None:
+            scope = command.approval_steps(self, params)
+            return scope if scope is not None and scope.steps else None
+        if command.kind == "mutate":
+            step = {"type": command.mode, **{k: v for k, v in params.items() if v is not None and k != "tab_id"}}
+            return ApprovalScope(steps=[step], selector=params.get("selector"))
+        return None
+
     async def _approve(
-        self, job: Job, command: Command, shown: dict[str, Any], agent: str, steps: list[dict[str, Any]]
+        self,
+        job: Job,
+        command: Command,
+        shown: dict[str, Any],
+        agent: str,
+        scope: ApprovalScope,
+        tab_id: int | None,
     ) -> None:
-        tab_url = self.browser.info().get("active_url") if self.browser.connected else None
+        tab_url: str | None = None
+        if self.browser.connected:
+            try:
+                tab = await self.browser.request("tabs.resolve", {"tab_id": tab_id} if tab_id else {}, timeout_s=3)
+                tab_url, tab_id = str(tab.get("url") or ""), tab.get("tab_id", tab_id)
+            except TabpilotError:
+                log.debug("could not tell which tab %s is for", job.correlation_id)
         request = ApprovalRequest(
             correlation_id=job.correlation_id,
             agent=agent,
             tool=command.tool,
             mode=command.mode,
             params=shown,
-            tab_url=tab_url if isinstance(tab_url, str) else None,
-            steps=tuple(redact_params(s) for s in steps),
+            tab_url=tab_url,
+            steps=tuple(_shown_in_full(s) for s in scope.steps),
+            origin=scope.origin or origin_of(tab_url or ""),
+            tab_id=tab_id,
+            selector=scope.selector,
+            workflow_id=scope.workflow_id,
+            steps_hash=scope.steps_hash,
         )
         job.set_status("awaiting_approval")
         try:
-            answer = await self.approvals.decide(request)
+            decision = as_decision(await self.approvals.decide(request))
         except TimeoutError as exc:
             raise TabpilotError(
                 "approval_timeout", f"Nobody answered the approval prompt for {command.name} in time."
             ) from exc
-        if answer != "allow":
-            raise TabpilotError("approval_denied", f"The user denied {command.name}.")
+        if not decision.allow:
+            raise TabpilotError("approval_denied", f"The user denied {command.name}; nothing was done in the page.")
 
     async def wait_for_browser(self, timeout_s: float = 15.0) -> None:
         """When a browser is on its way, give it a moment instead of failing the first call."""
@@ -249,3 +287,8 @@ def _target_of(params: dict[str, Any]) -> str:
         if isinstance(value, str) and value:
             return value[:200]
     return ""
+
+
+def _shown_in_full(params: dict[str, Any]) -> dict[str, Any]:
+    """What a person approves is shown whole: nothing hidden past a cut (secrets stay as references)."""
+    return {k: v for k, v in params.items() if v is not None}

@@ -98,6 +98,12 @@ class JobTable:
     def running(self) -> list[Job]:
         return [j for j in self._jobs.values() if not j.done]
 
+    def finished(self, job: Job) -> None:
+        """Move a job that just ended to the young end, so that trimming keeps the newest results."""
+        if job.correlation_id in self._jobs:
+            self._jobs.move_to_end(job.correlation_id)
+        self._trim()
+
     def _trim(self) -> None:
         finished = [cid for cid, j in self._jobs.items() if j.done]
         for cid in finished[: max(0, len(finished) - self._keep)]:

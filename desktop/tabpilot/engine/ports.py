@@ -30,6 +30,18 @@ ApprovalAnswer = Literal["allow", "deny"]
 
 
 @dataclass(frozen=True)
+class ApprovalDecision:
+    """A human's (or a rule's) answer. `remember` turns an allow into a standing rule."""
+
+    allow: bool
+    remember: Literal["site", "workflow"] | None = None
+    minutes: int | None = None
+    """How long an allow for a site lasts."""
+    rule_id: str | None = None
+    """Set when a standing rule answered instead of a person."""
+
+
+@dataclass(frozen=True)
 class ApprovalRequest:
     correlation_id: str
     agent: str
@@ -40,10 +52,18 @@ class ApprovalRequest:
     tab_url: str | None = None
     steps: tuple[Mapping[str, Any], ...] = field(default_factory=tuple)
     """For a workflow: every step that changes a page, shown at once."""
+    origin: str = ""
+    """The site the action changes (the target tab's origin, or the workflow's)."""
+    tab_id: int | None = None
+    selector: str | None = None
+    """The element acted on, for a picture of it in the prompt."""
+    workflow_id: str = ""
+    steps_hash: str = ""
+    """A hash of the workflow's steps: an 'always allow' rule binds to it."""
 
 
 class ApprovalPort(Protocol):
-    async def decide(self, request: ApprovalRequest) -> ApprovalAnswer: ...
+    async def decide(self, request: ApprovalRequest) -> ApprovalAnswer | ApprovalDecision: ...
 
 
 class SecretStore(Protocol):

@@ -6,13 +6,14 @@ import time
 from datetime import UTC, datetime
 from typing import Any
 
-from tabpilot.engine.commands import Command
+from tabpilot.engine.commands import ApprovalScope, Command
 from tabpilot.engine.context import CommandContext
 from tabpilot.engine.errors import TabpilotError
 from tabpilot.engine.extract import DEFAULT_ELEMENT_TIMEOUT_MS, Pagination, check_extract_options, extract
 from tabpilot.engine.extract_spec import parse_schema
 from tabpilot.engine.interact import check_url
 from tabpilot.engine.params import Param
+from tabpilot.engine.policy import steps_hash
 from tabpilot.engine.runner import StepFailed, WorkflowRunner
 from tabpilot.engine.workflows import (
     MAX_STEPS,
@@ -341,18 +342,23 @@ def _keep_run(
 # -- approval: a workflow is approved as a unit ----------------------------------------------------
 
 
-def _approval_steps(engine: Any, p: dict[str, Any]) -> list[dict[str, Any]]:
+def _approval_steps(engine: Any, p: dict[str, Any]) -> ApprovalScope | None:
     operation = p.get("operation")
+    workflow_id, digest, origin = "", "", ""
     if operation == "workflow" and isinstance(p.get("steps"), list):
         steps = check_steps(p["steps"])
     elif operation == "replay" and isinstance(p.get("workflow_id"), str) and engine.workflows is not None:
         entry = engine.workflows.get(p["workflow_id"])
         if entry is None or entry.workflow is None:
-            return []
+            return None
         steps = apply_overrides(entry.workflow.document(), p.get("override_params")).get("steps", [])
+        workflow_id, digest, origin = entry.workflow.workflow_id, steps_hash(steps), entry.workflow.origin
     else:
-        return []
-    return [dict(s) for s in walk_steps(steps) if isinstance(s, dict) and s.get("type") in MUTATING_STEPS]
+        return None
+    urls = navigate_urls(steps) if isinstance(steps, list) else []
+    origin = origin or (origin_of(urls[0]) if urls else "")
+    changing = [dict(s) for s in walk_steps(steps) if isinstance(s, dict) and s.get("type") in MUTATING_STEPS]
+    return ApprovalScope(steps=changing, origin=origin, workflow_id=workflow_id, steps_hash=digest)
 
 
 async def _scrape(ctx: CommandContext, p: dict[str, Any]) -> dict[str, Any]:

@@ -112,6 +112,7 @@ def check_steps(steps: Any, where: str = "steps", depth: int = 0) -> list[dict[s
         here = f"{where}[{i}]"
         if not isinstance(step, dict):
             raise _bad(f"{here} must be an object with a 'type'.")
+        step = {k: v for k, v in step.items() if v is not None}  # JSON null: the field is not given
         kind = step.get("type")
         if kind not in STEP_FIELDS:
             raise _bad(f"{here}: unknown step type {kind!r}; one of {', '.join(STEP_FIELDS)}.")
@@ -264,8 +265,10 @@ def new_workflow_id(name: str, today: date, exists: Callable[[str], bool]) -> st
 
 
 def origin_of(url: str) -> str:
+    """`scheme://host[:port]`, lower-cased and without user info (`https://user:pw@A.test/` → `https://a.test`)."""
     parts = urlsplit(url)
-    return f"{parts.scheme}://{parts.netloc}" if parts.scheme in ("http", "https") and parts.netloc else ""
+    host = parts.netloc.rpartition("@")[2].lower()
+    return f"{parts.scheme}://{host}" if parts.scheme in ("http", "https") and host else ""
 
 
 def navigate_urls(steps: list[dict[str, Any]]) -> list[str]:

@@ -33,6 +33,15 @@ class InstanceLock:
         self._handle = handle
         return True
 
+    def held_elsewhere(self) -> bool:
+        """True when another process holds the lock: the only sure sign that an app runs for this home."""
+        if self._handle is not None:
+            return False
+        if not self.acquire():
+            return True
+        self.release()
+        return False
+
     def release(self) -> None:
         if self._handle is not None:
             self._handle.close()

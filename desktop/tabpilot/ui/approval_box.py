@@ -44,9 +44,7 @@ class ApprovalBox:
         self.open_boxes.append(box)
         box.show()
         try:
-            return await asyncio.wait_for(future, TIMEOUT_S)
-        except TimeoutError:
-            return "deny"
+            return await asyncio.wait_for(future, TIMEOUT_S)  # TimeoutError: the engine says approval_timeout
         finally:
             self.open_boxes.remove(box)
             box.close()

@@ -37,7 +37,7 @@ async def test_allowed_mutation_runs(engine: Engine, browser: FakeBrowser, appro
     assert (request.tool, request.mode, request.agent) == ("interact", "execute_js", "claude")
     assert request.params["script"] == JS["script"]
     assert request.tab_url == "https://example.test/"
-    (call,) = browser.calls
+    (call,) = browser.acting_calls
     assert call.op == "js.execute"
     assert call.params == {"script": JS["script"], "timeout_ms": 5000}
     assert call.timeout_s == pytest.approx(7.0)  # the page's timeout plus a margin for the round trip
@@ -50,9 +50,9 @@ async def test_denied_mutation_never_reaches_the_browser(
     with pytest.raises(TabpilotError) as info:
         await engine.call("interact", JS)
     assert info.value.code == "approval_denied"
-    assert info.value.message == "The user denied interact.execute_js."
+    assert info.value.message == "The user denied interact.execute_js; nothing was done in the page."
     assert info.value.details["correlation_id"].startswith("corr-")
-    assert browser.calls == []
+    assert browser.acting_calls == []
     finished = engine.activity.recent()[-1]
     assert (finished.phase, finished.outcome, finished.error) == ("finished", "denied", "approval_denied")
 
@@ -64,7 +64,7 @@ async def test_unanswered_prompt_is_approval_timeout(
     with pytest.raises(TabpilotError) as info:
         await engine.call("interact", JS)
     assert info.value.code == "approval_timeout"
-    assert browser.calls == []
+    assert browser.acting_calls == []
 
 
 async def test_reads_and_navigation_never_ask(engine: Engine, browser: FakeBrowser, approvals: FakeApprovals) -> None:
@@ -78,12 +78,13 @@ async def test_reads_and_navigation_never_ask(engine: Engine, browser: FakeBrows
     assert browser.ops == ["tab.navigate", "dom.query", "tab.screenshot", "tabs.track"]
 
 
-async def test_the_prompt_shows_long_values_shortened(engine: Engine, approvals: FakeApprovals) -> None:
+async def test_the_prompt_shows_long_scripts_whole(engine: Engine, approvals: FakeApprovals) -> None:
+    """Nothing may hide past a cut: a payload after 2000 harmless characters is shown too."""
     approvals.script = ["allow"]
-    script = "x" * 2000
+    script = "x" * 2000 + "; steal()"
     await engine.call("interact", {"action": "execute_js", "script": script})
-    shown = approvals.requests[0].params["script"]
-    assert shown.startswith("x" * 500) and shown.endswith("(2000 chars)")
+    assert approvals.requests[0].params["script"] == script
+    assert approvals.requests[0].steps[0]["script"] == script
     assert "tab_id" not in approvals.requests[0].params  # unset values are not shown
 
 
@@ -95,12 +96,12 @@ async def test_slow_approval_answers_awaiting_approval_then_the_final_result(
     pending = await engine.call("interact", JS)
     assert pending["status"] == "awaiting_approval"
     cid = pending["correlation_id"]
-    assert browser.calls == []
+    assert browser.acting_calls == []
     assert (await result_of(engine, cid))["status"] == "awaiting_approval"
 
     approvals.held[0].set_result("allow")
     assert await final_result(engine, cid) == {"success": True, "result": 42}
-    assert browser.ops == ["js.execute"]
+    assert [c.op for c in browser.acting_calls] == ["js.execute"]
 
 
 async def test_slow_denial_is_reported_by_command_result(
@@ -114,4 +115,4 @@ async def test_slow_denial_is_reported_by_command_result(
         await result_of(engine, cid)
     assert info.value.code == "approval_denied"
     assert info.value.details["correlation_id"] == cid
-    assert browser.calls == []
+    assert browser.acting_calls == []

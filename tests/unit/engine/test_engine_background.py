@@ -37,7 +37,7 @@ async def test_background_mutation_still_needs_approval(
     with pytest.raises(TabpilotError) as info:
         await final_result(engine, answer["correlation_id"])
     assert info.value.code == "approval_denied"
-    assert browser.calls == []
+    assert browser.acting_calls == []
 
 
 async def test_a_call_past_its_wait_answers_running_with_progress(engine: Engine, gate: Gate) -> None:
