@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from tabpilot import __version__
 from tabpilot.bridge.link import ExtensionLink
+from tabpilot.bridge.pairing import CODE_LIFETIME_S, PairingBook, key_of, show_code
 from tabpilot.bridge.protocol import Hello, Refused
 from tabpilot.bridge.server import BridgeHooks, BridgeServer
 from tabpilot.browser.managed import ManagedBrowser
@@ -19,6 +20,7 @@ from tabpilot.engine.catalog import build_registry
 from tabpilot.engine.core import Engine, EngineConfig
 from tabpilot.engine.errors import TabpilotError, new_log_ref
 from tabpilot.engine.events import ActivityEvent
+from tabpilot.engine.policy import ApprovalPolicy
 from tabpilot.engine.ports import ApprovalPort
 from tabpilot.paths import Paths
 from tabpilot.resources import extension_origin
@@ -27,7 +29,7 @@ from tabpilot.storage.lock import InstanceLock
 from tabpilot.storage.settings import Settings
 from tabpilot.storage.workflow_store import DiskWorkflowStore
 from tabpilot.vault import keyring_store
-from tabpilot.vault.keyring_store import KeyringSecrets
+from tabpilot.vault.keyring_store import KeyringPairings, KeyringRules, KeyringSecrets
 
 if TYPE_CHECKING:
     from tabpilot.agent.server import McpEndpoint
@@ -61,10 +63,13 @@ class App:
         self.settings = Settings.load(paths.config_file)
         self.link = ExtensionLink()
         self.workflows = DiskWorkflowStore(paths.workflows_dir, paths.runs_dir)
+        self.human_approvals = approvals
+        self.policy = ApprovalPolicy(approvals, KeyringRules(paths.keyring_account))
+        self.pairings = PairingBook(KeyringPairings(paths.keyring_account))
         self.engine = Engine(
             build_registry(),
             self.link,
-            approvals,
+            self.policy,
             config=EngineConfig(
                 step_delay_ms=self.settings.step_delay_ms,
                 redact_selectors=tuple(self.settings.redact_selectors),
@@ -112,8 +117,9 @@ class App:
             api_call=self.api_call,
             status=self.status,
             stop=self.request_stop,
-            admit=self._admit,
+            auth=AppAuth(self),
             welcome_state=self._link_state,
+            pair=self.offer_pairing_code,
         )
         self.bridge = BridgeServer(self.link, self.token, extension_origin(), hooks)
         port = self.options.port if self.options.port is not None else self.settings.port
@@ -251,16 +257,19 @@ class App:
         if remember:
             keyring_store.remember_pilot(self.paths.keyring_account, on)
 
-    def _admit(self, hello: Hello) -> Refused | None:
-        nonce = hello.get("managed_nonce")
-        managed = self.managed
-        if nonce is not None and (managed is None or not managed.nonce or nonce != managed.nonce):
-            return {
-                "type": "refused",
-                "code": "stale_nonce",
-                "reason": "This managed-browser launch is not ours.",
-            }
-        return None
+    def offer_pairing_code(self) -> dict[str, Any]:
+        """A one-time code a person types into the extension's popup to pair their browser."""
+        pending = self.pairings.offer()
+        log.info("pairing code offered (valid %d minutes)", CODE_LIFETIME_S // 60)
+        return {"code": show_code(pending.code), "expires_in_s": CODE_LIFETIME_S}
+
+    def revoke_pairing(self, pair_id: str) -> bool:
+        """Forget a paired browser; if it is the one connected, cut it off now."""
+        revoked = self.pairings.revoke(pair_id)
+        hello = self.link.hello
+        if revoked and hello is not None and hello.get("pair_id") == pair_id:
+            self._spawn(self.link.close("revoked"))
+        return revoked
 
     def _link_changed(self, connected: bool) -> None:
         if connected:
@@ -307,3 +316,73 @@ def _log_finished(event: ActivityEvent) -> None:
             event.duration_ms or 0,
             event.correlation_id,
         )
+
+
+PAIRING_FAILURES_ALLOWED = 5
+
+
+class AppAuth:
+    """Who may be this app's browser: the managed browser it launched (its launch secret), a browser
+    the user paired (its token), or one proving a pairing code the user read here."""
+
+    def __init__(self, app: App) -> None:
+        self.app = app
+        self.failures = 0
+
+    def keys(self, hello: Hello) -> list[tuple[bytes, str]] | Refused:
+        book = self.app.pairings
+        kind = hello["auth"]
+        if kind == "managed":
+            managed = self.app.managed
+            if managed is None or not managed.nonce:
+                return _refused("stale_nonce", "This managed-browser launch is not this app's.")
+            return [(key_of(managed.nonce), "managed")]
+        if kind == "paired":
+            key = book.key_for(hello.get("pair_id", ""))
+            if key is not None:
+                return [(key, "paired")]
+        if kind == "pairing":
+            codes = book.codes()
+            if codes:
+                return [(key, f"code:{pending.code}") for pending, key in codes]
+            return _refused(
+                "no_pairing_code", "No pairing code is open: ask the Tabpilot app for one (tray menu, `tabpilot pair`)."
+            )
+        pending = book.request(dict(hello))
+        browser = hello["browser"]
+        log.warning(
+            "A browser wants to connect (%s %s, extension %s). To pair it, type %s into the Tabpilot "
+            "extension's popup within %d minutes.",
+            browser.get("name", "browser"),
+            browser.get("version", ""),
+            hello["extension_id"],
+            show_code(pending.code),
+            CODE_LIFETIME_S // 60,
+        )
+        return _refused(
+            "unpaired",
+            "This browser is not paired with Tabpilot. Type the code the Tabpilot app shows into this popup.",
+        )
+
+    def accepted(self, hello: Hello, tag: str) -> dict[str, Any]:
+        self.failures = 0
+        if not tag.startswith("code:"):
+            return {}
+        code = tag.removeprefix("code:")
+        request = next((p for p in self.app.pairings.pending() if p.code == code), None)
+        pairing, token = self.app.pairings.pair(request, dict(hello))
+        log.info("paired a browser: %s (%s)", pairing.describe(), pairing.pair_id)
+        return {"pairing": {"pair_id": pairing.pair_id, "token": token}}
+
+    def failed(self, hello: Hello) -> None:
+        self.failures += 1
+        log.warning("a browser failed to prove its %s secret", hello["auth"])
+        if hello["auth"] == "pairing" and self.failures >= PAIRING_FAILURES_ALLOWED:
+            for pending in self.app.pairings.pending():
+                self.app.pairings.cancel(pending.code)
+            self.failures = 0
+            log.warning("too many wrong pairing proofs: the open codes were withdrawn")
+
+
+def _refused(code: str, reason: str) -> Refused:
+    return {"type": "refused", "code": code, "reason": reason}

@@ -54,6 +54,7 @@ def _parser() -> argparse.ArgumentParser:
     status = sub.add_parser("status", help="is the app running; its port, browser link and pilot state")
     status.add_argument("--json", action="store_true", help="print the status as JSON")
     sub.add_parser("stop", help="stop the running app (tray or serve)")
+    sub.add_parser("pair", help="a one-time code to type into the extension's popup, to pair your own browser")
     call = sub.add_parser("call", help='run one tool call: tabpilot call observe \'{"what":"page"}\'')
     call.add_argument("tool", choices=("observe", "interact", "configure", "generate"))
     call.add_argument("arguments", nargs="?", default="{}", help="the tool's arguments as JSON")
@@ -76,6 +77,8 @@ def main(argv: list[str] | None = None) -> int:
         return _status(paths, args)
     if command == "stop":
         return _stop(paths)
+    if command == "pair":
+        return _pair(paths)
     return _call(paths, args)
 
 
@@ -210,6 +213,19 @@ def _stop(paths: Paths) -> int:
         print(f"tabpilot stop: Tabpilot (pid {target.state.pid}) is still stopping.", file=sys.stderr)
         return 1
     print(f"Tabpilot (pid {target.state.pid}) stopped.")
+    return 0
+
+
+def _pair(paths: Paths) -> int:
+    from tabpilot import client
+
+    try:
+        offer = client.request(client.find(paths), "POST", "/api/v1/pair", {}, timeout=5)
+    except client.NotRunning as exc:
+        print(str(exc), file=sys.stderr)
+        return EXIT_NOT_RUNNING
+    minutes = int(offer["expires_in_s"]) // 60
+    print(f"Type {offer['code']} into the Tabpilot extension's popup (valid {minutes} minutes).")
     return 0
 
 

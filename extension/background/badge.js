@@ -6,7 +6,12 @@ export function showStatus({ status, appState, lastError }) {
   if (status !== "connected") {
     text = "!";
     color = "#d93025";
-    title = status === "refused" ? `Tabpilot: refused — ${lastError}` : "Tabpilot: not connected to the app";
+    title =
+      status === "unpaired"
+        ? "Tabpilot: not paired — open this popup and type the code the Tabpilot app shows"
+        : status === "refused"
+          ? `Tabpilot: refused — ${lastError}`
+          : "Tabpilot: not connected to the app";
   } else if (appState?.ai_web_pilot) {
     text = "AI";
     color = "#188038";

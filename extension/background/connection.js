@@ -1,5 +1,16 @@
 // The link to the Tabpilot app: one WebSocket, commands pushed by the app, reconnect with backoff.
-import { DEFAULT_PORT, PROTOCOL_VERSION, parseFrame, resultErr, resultOk } from "./protocol.js";
+// Nothing is run before both sides proved the shared secret (auth.js).
+import { appProof, extensionProof, keyOf, newNonce, normalizeCode } from "./auth.js";
+import {
+  Codes,
+  DEFAULT_PORT,
+  PAGE_CHANGING_OPS,
+  PROTOCOL_VERSION,
+  TPError,
+  parseFrame,
+  resultErr,
+  resultOk,
+} from "./protocol.js";
 
 const KEEPALIVE_MS = 20_000; // a message every 20 s keeps an MV3 service worker alive (Chrome 116+)
 const BACKOFF_MS = [250, 500, 1000, 2000, 4000, 5000];
@@ -12,7 +23,7 @@ async function loadTarget() {
     const res = await fetch(chrome.runtime.getURL("managed.json"), { cache: "no-store" });
     if (res.ok) {
       const managed = await res.json();
-      if (Number.isInteger(managed.port)) return { port: managed.port, nonce: managed.nonce, managed: true };
+      if (Number.isInteger(managed.port) && managed.nonce) return { port: managed.port, secret: managed.nonce, managed: true };
     }
   } catch {
     // not a managed browser
@@ -48,10 +59,13 @@ export class Connection {
   constructor(dispatch) {
     this.dispatch = dispatch;
     this.ws = null;
-    this.status = "disconnected"; // disconnected | connecting | connected | refused
+    this.session = null; // {auth, key, clientNonce, verified}
+    this.status = "disconnected"; // disconnected | connecting | connected | unpaired | refused
     this.lastError = "";
     this.appState = { ai_web_pilot: false, capabilities: {} };
     this.target = null;
+    this.pairingCode = "";
+    this.paired = false;
     this.attempt = 0;
     this.retryTimer = null;
     this.keepaliveTimer = null;
@@ -69,6 +83,7 @@ export class Connection {
       lastError: this.lastError,
       port: this.target?.port ?? null,
       managed: this.target?.managed ?? false,
+      paired: this.paired,
       appState: this.appState,
     };
   }
@@ -97,8 +112,17 @@ export class Connection {
   async open() {
     clearTimeout(this.retryTimer);
     this.target = await loadTarget();
+    const { pairing } = await chrome.storage.local.get("pairing");
+    this.paired = !!pairing?.token;
+    let auth = "none";
+    let secret = "";
+    if (this.target.managed) [auth, secret] = ["managed", this.target.secret];
+    else if (pairing?.token) [auth, secret] = ["paired", pairing.token];
+    else if (this.pairingCode) [auth, secret] = ["pairing", normalizeCode(this.pairingCode)];
+    const session = { auth, key: secret ? await keyOf(secret) : null, clientNonce: newNonce(), verified: false, pairing };
     const ws = new WebSocket(`ws://127.0.0.1:${this.target.port}/ws`);
     this.ws = ws;
+    this.session = session;
     this.setStatus("connecting");
     ws.onopen = async () => {
       const hello = {
@@ -108,20 +132,32 @@ export class Connection {
         extension_id: chrome.runtime.id,
         instance_id: await instanceId(),
         browser: browserInfo(),
+        client_nonce: session.clientNonce,
+        auth,
       };
-      if (this.target.managed && this.target.nonce) hello.managed_nonce = this.target.nonce;
+      if (auth === "paired") hello.pair_id = pairing.pair_id;
       ws.send(JSON.stringify(hello));
     };
-    ws.onmessage = (ev) => this.onFrame(ws, ev.data);
+    ws.onmessage = (ev) => this.onFrame(ws, session, ev.data);
     ws.onclose = () => this.onClosed(ws);
     ws.onerror = () => {}; // onclose follows and schedules the retry
   }
 
-  onFrame(ws, text) {
+  async onFrame(ws, session, text) {
+    if (ws !== this.ws) return;
     const msg = parseFrame(text);
     if (!msg) return;
     switch (msg.type) {
+      case "challenge":
+        await this.answerChallenge(ws, session, msg);
+        break;
       case "welcome":
+        if (!session.verified) return ws.close(); // no welcome without the app's proof
+        if (msg.pairing?.pair_id && msg.pairing?.token && session.auth === "pairing") {
+          await chrome.storage.local.set({ pairing: { pair_id: msg.pairing.pair_id, token: msg.pairing.token } });
+          this.pairingCode = "";
+          this.paired = true;
+        }
         this.attempt = 0;
         this.appState = msg.state ?? this.appState;
         this.setStatus("connected");
@@ -129,22 +165,55 @@ export class Connection {
         this.keepaliveTimer = setInterval(() => this.send({ type: "ping", t: Date.now() }), KEEPALIVE_MS);
         break;
       case "refused":
-        this.refusal = msg;
-        this.setStatus("refused", msg.reason);
+        await this.refused(session, msg);
         break;
       case "state":
-        this.appState = msg.state ?? this.appState;
-        this.emit();
+        if (session.verified && this.status === "connected") {
+          this.appState = msg.state ?? this.appState;
+          this.emit();
+        }
         break;
       case "command":
-        this.run(ws, msg);
+        if (session.verified && this.status === "connected") this.run(ws, msg);
         break;
     }
+  }
+
+  async answerChallenge(ws, session, msg) {
+    if (!session.key) return ws.close();
+    const expected = await appProof(session.key, session.clientNonce, msg.server_nonce);
+    if (!msg.app_proofs.includes(expected)) {
+      this.refusal = { code: "impostor" };
+      this.setStatus(
+        "refused",
+        `The program on port ${this.target.port} could not prove it is the Tabpilot app this browser is paired with.`,
+      );
+      return ws.close();
+    }
+    session.verified = true;
+    ws.send(JSON.stringify({ type: "auth", proof: await extensionProof(session.key, session.clientNonce, msg.server_nonce) }));
+  }
+
+  async refused(session, msg) {
+    this.refusal = msg;
+    if (msg.code === "unpaired") {
+      if (session.auth === "paired") {
+        await chrome.storage.local.remove("pairing"); // revoked by the app
+        this.paired = false;
+      }
+      this.setStatus("unpaired", msg.reason);
+      return;
+    }
+    if (session.auth === "pairing") this.pairingCode = ""; // a wrong or expired code is not retried
+    this.setStatus("refused", msg.reason);
   }
 
   async run(ws, msg) {
     let reply;
     try {
+      if (PAGE_CHANGING_OPS.has(msg.op) && !this.appState.ai_web_pilot) {
+        throw new TPError(Codes.AI_WEB_PILOT_DISABLED, "AI Web Pilot is off in the Tabpilot app.");
+      }
       reply = resultOk(msg.id, await this.dispatch(msg.op, msg.params, msg.timeout_ms ?? 10_000));
     } catch (err) {
       reply = resultErr(msg.id, err);
@@ -160,19 +229,29 @@ export class Connection {
     if (ws !== this.ws) return;
     this.ws = null;
     clearInterval(this.keepaliveTimer);
-    const refused = this.status === "refused";
+    const refused = this.status === "refused" || this.status === "unpaired";
     if (!refused) this.setStatus("disconnected", this.lastError);
     const delay = refused ? REFUSED_BACKOFF_MS : BACKOFF_MS[Math.min(this.attempt, BACKOFF_MS.length - 1)];
     this.attempt += 1;
     this.retryTimer = setTimeout(() => this.connect(), delay);
   }
 
-  /** After the user changes the port in the popup. */
+  /** After the user changes the port or types a pairing code in the popup. */
   async reconnect() {
     this.attempt = 0;
     const ws = this.ws;
     this.ws = null;
     ws?.close();
     await this.connect();
+  }
+
+  async pairWith(code) {
+    this.pairingCode = normalizeCode(code);
+    await this.reconnect();
+  }
+
+  async forgetPairing() {
+    await chrome.storage.local.remove("pairing");
+    await this.reconnect();
   }
 }

@@ -1,9 +1,10 @@
 // The versioned bridge protocol, extension side. Its twin is desktop/tabpilot/bridge/protocol.py.
-export const PROTOCOL_VERSION = 1;
+export const PROTOCOL_VERSION = 2;
 export const DEFAULT_PORT = 47615;
 
 // Error codes of the contract that the extension may report.
 export const Codes = Object.freeze({
+  AI_WEB_PILOT_DISABLED: "ai_web_pilot_disabled",
   INVALID_PARAMS: "invalid_params",
   TIMEOUT: "timeout",
   ELEMENT_NOT_FOUND: "element_not_found",
@@ -48,6 +49,8 @@ export function parseFrame(text) {
       return typeof msg.id === "string" && typeof msg.op === "string" && msg.params && typeof msg.params === "object"
         ? msg
         : null;
+    case "challenge":
+      return typeof msg.server_nonce === "string" && Array.isArray(msg.app_proofs) ? msg : null;
     case "welcome":
     case "refused":
     case "state":
@@ -57,3 +60,16 @@ export function parseFrame(text) {
       return null;
   }
 }
+
+// Operations that change a page: the extension refuses them while the (authenticated) app says the
+// pilot is off, as a second lock behind the app's own gate.
+export const PAGE_CHANGING_OPS = new Set([
+  "tab.navigate",
+  "js.execute",
+  "dom.click",
+  "dom.fill",
+  "dom.type",
+  "dom.press",
+  "dom.select",
+  "scrape.next_page",
+]);

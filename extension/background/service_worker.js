@@ -35,6 +35,8 @@ chrome.runtime.onMessage.addListener((msg, sender, reply) => {
     chrome.storage.local.set({ port: msg.port }).then(() => connection.reconnect()).then(() => reply(connection.snapshot()));
     return true;
   } else if (msg.popup === "reconnect") connection.reconnect().then(() => reply(connection.snapshot()));
+  else if (msg.popup === "pair") connection.pairWith(msg.code).then(() => reply(connection.snapshot()));
+  else if (msg.popup === "forget") connection.forgetPairing().then(() => reply(connection.snapshot()));
   return true;
 });
 

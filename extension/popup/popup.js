@@ -4,7 +4,8 @@ const $ = (id) => document.getElementById(id);
 function render(s) {
   const link = $("link");
   const connected = s.status === "connected";
-  link.textContent = connected ? "connected" : s.status === "refused" ? "refused" : s.status === "connecting" ? "connecting…" : "disconnected";
+  const labels = { connected: "connected", refused: "refused", unpaired: "not paired", connecting: "connecting…" };
+  link.textContent = labels[s.status] ?? "disconnected";
   link.className = `pill ${connected ? "ok" : "bad"}`;
   const pilot = $("pilot");
   const on = connected && s.appState?.ai_web_pilot;
@@ -25,6 +26,9 @@ function render(s) {
     }),
   );
   $("portform").hidden = !!s.managed;
+  $("pairform").hidden = s.managed || s.paired || connected || s.status === "disconnected" || s.status === "connecting";
+  $("pairhelp").hidden = $("pairform").hidden;
+  $("forget").hidden = s.managed || !connected;
   if (document.activeElement !== $("port") && s.port) $("port").value = s.port;
 }
 
@@ -36,6 +40,16 @@ $("portform").addEventListener("submit", async (ev) => {
   ev.preventDefault();
   const port = Number($("port").value);
   if (Number.isInteger(port) && port > 0 && port < 65536) render(await chrome.runtime.sendMessage({ popup: "set-port", port }));
+});
+
+$("pairform").addEventListener("submit", async (ev) => {
+  ev.preventDefault();
+  render(await chrome.runtime.sendMessage({ popup: "pair", code: $("code").value }));
+});
+
+$("forget").addEventListener("click", async (ev) => {
+  ev.preventDefault();
+  render(await chrome.runtime.sendMessage({ popup: "forget" }));
 });
 
 chrome.storage.session.onChanged.addListener((changes) => {

@@ -4,6 +4,7 @@ user's own browser reconnects when it is started again."""
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import signal
 import time
@@ -11,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from aiohttp import web
 from playwright.async_api import async_playwright
 
 from tabpilot.browser.discover import find_browser
@@ -62,10 +64,11 @@ async def test_a_killed_managed_browser_is_noticed_reported_and_relaunched(make_
     assert len(tabs["tabs"]) >= 1
 
 
-async def test_your_own_browser_connects_from_the_popup_and_reconnects_after_a_restart(
+async def test_your_own_browser_pairs_with_a_code_and_reconnects_after_a_restart(
     make_app: AppFactory, tmp_path: Path
 ) -> None:
-    """The user's Chrome with the unpacked extension: no managed.json, the port set in the popup."""
+    """The user's Chrome with the unpacked extension: no managed.json; port and pairing code typed in
+    the popup; paired, it reconnects by itself after a restart; revoked, it is cut off."""
     app = await make_app(browser="none")
     port = app.bridge.port  # type: ignore[union-attr]
     profile = tmp_path / "my-chrome"
@@ -83,7 +86,21 @@ async def test_your_own_browser_connects_from_the_popup_and_reconnects_after_a_r
         await popup.goto(f"chrome-extension://{extension_id()}/popup/popup.html")
         await popup.fill("#port", str(port))
         await popup.click("#portform button")
-        await until(lambda: app.link.connected, timeout=15, what="the user's browser to connect")
+        # unpaired: refused, and the app shows the person a code
+        await until(lambda: _shows(popup, "#link", "not paired"), timeout=15, what="the popup to say not paired")
+        assert not app.link.connected
+        [pending] = await until(app.pairings.pending, timeout=5, what="a pairing code")
+        assert await popup.locator("#pairform").is_visible()
+        await popup.fill("#code", "WRONG-CODE")
+        await popup.click("#pairform button")
+        await until(lambda: _shows(popup, "#link", "refused"), timeout=15, what="a wrong code to be refused")
+        assert not app.link.connected
+        assert app.pairings.paired() == []
+        await popup.fill("#code", f"{pending.code[:4]}-{pending.code[4:].lower()}")
+        await popup.click("#pairform button")
+        await until(lambda: app.link.connected, timeout=15, what="the user's browser to pair and connect")
+        [paired] = app.pairings.paired()
+        assert paired.browser == "Chromium"
         assert app.link.info()["managed"] is False
         await until(lambda: _shows(popup, "#link", "connected"), timeout=5, what="the popup to show the link")
         assert await popup.locator("#pilot").inner_text() == "off"
@@ -98,8 +115,75 @@ async def test_your_own_browser_connects_from_the_popup_and_reconnects_after_a_r
 
         browser = await launch()
         await until(lambda: app.link.connected, timeout=15, what="the restarted browser to reconnect by itself")
+        assert app.link.info()["instance_id"] == paired.instance_id
+
+        assert app.revoke_pairing(paired.pair_id)
+        await until(lambda: not app.link.connected, timeout=5, what="the revoked browser to be cut off")
+        assert app.pairings.paired() == []
         await browser.close()
-    await until(lambda: not app.link.connected, timeout=5)
+
+
+async def test_the_extension_obeys_no_program_that_cannot_prove_it_is_the_app(
+    make_app: AppFactory, tmp_path: Path
+) -> None:
+    """A program squatting on the app's port while the app is away gets the extension's hello and
+    nothing else: no command runs, however it words its frames."""
+    app = await make_app(browser="managed", headless=True)
+    await until(lambda: app.link.connected, timeout=30, what="the managed browser to connect")
+    context = app.managed.context  # type: ignore[union-attr]
+    page = await context.new_page()
+    await page.goto("about:blank")
+    await page.evaluate("document.title = 'untouched'")
+
+    seen: list[dict[str, object]] = []
+
+    async def squatter(request: web.Request) -> web.StreamResponse:
+        ws = web.WebSocketResponse()
+        await ws.prepare(request)
+        async for frame in ws:
+            msg = json.loads(frame.data)
+            seen.append(msg)
+            if msg["type"] == "hello":
+                await ws.send_json({"type": "challenge", "server_nonce": "0" * 32, "app_proofs": ["f" * 64]})
+                await ws.send_json(
+                    {"type": "welcome", "protocol": 2, "app_version": "x", "state": {"ai_web_pilot": True}}
+                )
+                await ws.send_json(
+                    {
+                        "type": "command",
+                        "id": "m1",
+                        "op": "js.execute",
+                        "params": {"script": "document.title='pwned'"},
+                        "timeout_ms": 2000,
+                    }
+                )
+        return ws
+
+    runner = web.AppRunner(web.Application())
+    runner.app.router.add_get("/ws", squatter)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    squat_port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+    # The extension now finds the squatter where it looks for the app (it reads its launch file anew
+    # at each connect), and the app drops the link.
+    launch = app.paths.managed_extension / "managed.json"
+    launch.write_text(json.dumps({**json.loads(launch.read_text()), "port": squat_port}))
+    await app.link.close("test: the app goes away")
+    try:
+        await until(lambda: any(m["type"] == "hello" for m in seen), timeout=20, what="the extension to knock")
+        hello = next(m for m in seen if m["type"] == "hello")
+        assert hello["auth"] == "managed"
+        assert "managed_nonce" not in hello and "nonce" not in json.dumps(hello).replace("client_nonce", "")
+        await until(
+            lambda: len([m for m in seen if m["type"] == "hello"]) >= 2,
+            timeout=30,
+            what="the extension to give up on the squatter and knock again",
+        )
+        assert [m["type"] for m in seen if m["type"] not in ("hello",)] == [], seen
+        assert await page.title() == "untouched"
+    finally:
+        await runner.cleanup()
 
 
 async def _shows(page: Any, selector: str, text: str) -> bool:

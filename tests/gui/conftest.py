@@ -22,7 +22,7 @@ from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QAction
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QMenu
-from tests.support.fake_extension import FakeExtension
+from tests.support.fake_extension import FakeExtension, paired_with
 from tests.support.waiting import until
 
 from tabpilot.app import App
@@ -174,7 +174,7 @@ async def connect_extension() -> AsyncIterator[ExtensionFactory]:
 
     async def factory(app: App, **handlers: Any) -> FakeExtension:
         assert app.bridge is not None
-        fake = FakeExtension(app.bridge.port)
+        fake = paired_with(app)
         for op, handler in handlers.items():
             fake.on(op.replace("_", "."), handler)
         fakes.append(fake)

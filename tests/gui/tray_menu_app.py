@@ -22,7 +22,7 @@ sys.path.insert(0, str(REPO))  # tests.support, when run as a script
 import qasync  # noqa: E402
 from PySide6.QtCore import QRect  # noqa: E402
 from PySide6.QtWidgets import QApplication, QSystemTrayIcon, QWidget  # noqa: E402
-from tests.support.fake_extension import FakeExtension  # noqa: E402
+from tests.support.fake_extension import paired_with  # noqa: E402
 from tests.support.waiting import until  # noqa: E402
 
 from tabpilot.app import App, AppOptions  # noqa: E402
@@ -69,7 +69,7 @@ async def main(qt_app: QApplication) -> int:
     )
     await app.start()
     assert app.bridge is not None
-    fake = FakeExtension(app.bridge.port)
+    fake = paired_with(app)
     tray: TrayController | None = None
     try:
         await fake.connect()

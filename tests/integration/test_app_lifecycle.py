@@ -8,7 +8,7 @@ import pytest
 
 from tabpilot import cli
 from tests.conftest import AppFactory
-from tests.support.fake_extension import FakeExtension
+from tests.support.fake_extension import paired_with
 from tests.support.waiting import until
 
 
@@ -20,7 +20,7 @@ async def test_an_auto_started_app_stops_after_its_idle_time(make_app: AppFactor
 
 async def test_calls_keep_an_auto_started_app_alive(make_app: AppFactory) -> None:
     app = await make_app(auto_started=True, idle_exit_s=1.0)
-    ext = FakeExtension(app.bridge.port)  # type: ignore[union-attr]
+    ext = paired_with(app)
     ext.on("tabs.list", lambda p: {"tabs": []})
     await ext.connect()
     try:

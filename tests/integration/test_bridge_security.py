@@ -12,11 +12,12 @@ import pytest
 
 from tabpilot import logsetup
 from tabpilot.app import App
+from tabpilot.bridge.protocol import PROTOCOL_VERSION
 from tabpilot.paths import Paths
 from tabpilot.storage import statefile
 from tabpilot.vault.keyring_store import TOKENS_SERVICE
 from tests.conftest import AppFactory
-from tests.support.fake_extension import FakeExtension
+from tests.support.fake_extension import FakeExtension, paired_with
 
 
 async def _get(url: str, headers: dict[str, str] | None = None) -> tuple[int, str]:
@@ -81,7 +82,7 @@ async def test_websocket_without_origin_is_403(make_app: AppFactory) -> None:
 
 async def test_the_bundled_extension_origin_connects(make_app: AppFactory) -> None:
     app = await make_app()
-    ext = FakeExtension(app.bridge.port)  # type: ignore[union-attr]
+    ext = paired_with(app)
     try:
         await ext.connect()
         assert ext.welcome is not None
@@ -101,7 +102,7 @@ async def test_an_extension_speaking_another_protocol_version_is_refused_with_a_
         assert ext.refused is not None
         assert ext.refused["code"] == "protocol_mismatch"
         assert "99" in ext.refused["reason"]
-        assert "1" in ext.refused["reason"]
+        assert f"protocol {PROTOCOL_VERSION}" in ext.refused["reason"]
         assert not app.link.connected
     finally:
         await ext.close()

@@ -8,12 +8,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import secrets
 import uuid
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 import aiohttp
 
+from tabpilot.bridge import pairing
 from tabpilot.bridge.protocol import PROTOCOL_VERSION
 from tabpilot.resources import extension_id, extension_origin
 
@@ -21,10 +23,24 @@ Handler = Callable[[dict[str, Any]], Awaitable[dict[str, Any]] | dict[str, Any]]
 
 
 class FakeExtension:
-    def __init__(self, port: int, *, origin: str | None = None, protocol: int = PROTOCOL_VERSION) -> None:
+    def __init__(
+        self,
+        port: int,
+        *,
+        origin: str | None = None,
+        protocol: int = PROTOCOL_VERSION,
+        auth: str = "none",
+        secret: str = "",
+        pair_id: str = "",
+    ) -> None:
         self.port = port
         self.origin = origin or extension_origin()
         self.protocol = protocol
+        self.auth = auth
+        self.secret = secret
+        self.pair_id = pair_id
+        self.app_verified = False
+        self.pairing: dict[str, Any] | None = None
         self.instance_id = str(uuid.uuid4())
         self.handlers: dict[str, Handler] = {}
         self.received: list[dict[str, Any]] = []
@@ -39,22 +55,38 @@ class FakeExtension:
         self.handlers[op] = handler
 
     async def connect(self, **hello_extra: Any) -> None:
+        """The real handshake: hello, check the app's proof, prove our secret, welcome (or refused)."""
         self._session = aiohttp.ClientSession()
         self._ws = await self._session.ws_connect(f"http://127.0.0.1:{self.port}/ws", headers={"Origin": self.origin})
-        await self._ws.send_json(
-            {
-                "type": "hello",
-                "protocol": self.protocol,
-                "extension_version": "0.1.0",
-                "extension_id": extension_id(),
-                "instance_id": self.instance_id,
-                "browser": {"name": "FakeChrome", "version": "1.0", "user_agent": "fake"},
-                **hello_extra,
-            }
-        )
+        nonce = secrets.token_hex(16)
+        hello = {
+            "type": "hello",
+            "protocol": self.protocol,
+            "extension_version": "0.1.0",
+            "extension_id": extension_id(),
+            "instance_id": self.instance_id,
+            "browser": {"name": "FakeChrome", "version": "1.0", "user_agent": "fake"},
+            "client_nonce": nonce,
+            "auth": self.auth,
+            **hello_extra,
+        }
+        if self.pair_id:
+            hello["pair_id"] = self.pair_id
+        await self._ws.send_json(hello)
         first = await self._ws.receive_json(timeout=5)
+        if first["type"] == "challenge":
+            key = pairing.key_of(self.secret)
+            self.app_verified = pairing.app_proof(key, nonce, first["server_nonce"]) in first["app_proofs"]
+            if not self.app_verified:
+                self.refused = {"type": "refused", "code": "impostor", "reason": "the app's proof was wrong"}
+                await self._ws.close()
+                return
+            proof = pairing.extension_proof(key, nonce, first["server_nonce"])
+            await self._ws.send_json({"type": "auth", "proof": proof})
+            first = await self._ws.receive_json(timeout=5)
         if first["type"] == "welcome":
             self.welcome = first
+            self.pairing = first.get("pairing")
             self._reader = asyncio.get_running_loop().create_task(self._read())
         else:
             self.refused = first
@@ -115,3 +147,9 @@ class FakeExtension:
                 await self._reader
         if self._session is not None:
             await self._session.close()
+
+
+def paired_with(app: Any, **kwargs: Any) -> FakeExtension:
+    """A fake extension the app has paired (as if the user typed the app's code into its popup)."""
+    record, token = app.pairings.pair(None, {"browser": {"name": "FakeChrome", "version": "1.0"}})
+    return FakeExtension(app.bridge.port, auth="paired", secret=token, pair_id=record.pair_id, **kwargs)

@@ -114,6 +114,11 @@ class ExtensionLink:
         log.info("extension disconnected")
         self._notify(False)
 
+    async def close(self, reason: str) -> None:
+        socket = self._socket
+        if socket is not None:
+            await socket.close(code=4001, message=reason.encode())
+
     def _fail_pending(self, message: str) -> None:
         for future in self._pending.values():
             if not future.done():

@@ -1,9 +1,11 @@
 """The versioned bridge protocol, Python side. Its twin is extension/background/protocol.js.
 
-Every frame is one JSON object with a `type`. The extension opens the socket and says `hello`;
-the app answers `welcome` (or `refused` and closes). After that the app pushes `command`s and
-the extension answers each with a `result` carrying the same `id`. Either side may send
-`event`s; the extension sends `ping` to keep its service worker alive and the app answers `pong`.
+Every frame is one JSON object with a `type`. The extension opens the socket and says `hello`
+(with a nonce and how it authenticates); the app answers `challenge`, proving it knows the shared
+secret; the extension answers `auth`, proving it in turn; then `welcome` (or `refused` and close).
+After that the app pushes `command`s and the extension answers each with a `result` carrying the
+same `id`. Either side may send `event`s; the extension sends `ping` to keep its service worker
+alive and the app answers `pong`. docs/bridge-protocol.md has the details.
 """
 
 from __future__ import annotations
@@ -11,7 +13,8 @@ from __future__ import annotations
 import json
 from typing import Any, Literal, NotRequired, TypedDict
 
-PROTOCOL_VERSION = 1
+PROTOCOL_VERSION = 2
+AUTH_KINDS = ("managed", "paired", "pairing", "none")
 
 # The operations the extension's allow-list accepts (extension/background/commands.js);
 # docs/bridge-protocol.md describes each one.
@@ -51,7 +54,9 @@ class Hello(TypedDict):
     extension_id: str
     instance_id: str
     browser: BrowserInfo
-    managed_nonce: NotRequired[str]
+    client_nonce: str
+    auth: Literal["managed", "paired", "pairing", "none"]
+    pair_id: NotRequired[str]
 
 
 class Welcome(TypedDict):
@@ -111,7 +116,10 @@ _REQUIRED: dict[str, tuple[tuple[str, type | tuple[type, ...]], ...]] = {
         ("extension_id", str),
         ("instance_id", str),
         ("browser", dict),
+        ("client_nonce", str),
+        ("auth", str),
     ),
+    "auth": (("proof", str),),
     "result": (("id", str), ("ok", bool)),
     "event": (("name", str), ("data", dict)),
     "ping": (),
@@ -135,6 +143,8 @@ def parse_incoming(raw: str | bytes) -> dict[str, Any]:
         # bool is an int in Python; `"protocol": true` is not version 1.
         if not isinstance(value, expected) or (isinstance(value, bool) and expected is int):
             raise ProtocolError(f"{kind} frame lacks a valid '{name}'")
+    if kind == "hello" and (msg["auth"] not in AUTH_KINDS or not 16 <= len(msg["client_nonce"]) <= 128):
+        raise ProtocolError("hello frame has an unknown auth kind or a bad nonce")
     if kind == "result":
         if msg["ok"] and not isinstance(msg.get("data", {}), dict):
             raise ProtocolError("result frame 'data' must be an object")

@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import asyncio
 import errno
+import hmac
 import logging
+import secrets
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any, Protocol, cast
 
 from aiohttp import WSMsgType, web
 
-from tabpilot.bridge import auth
+from tabpilot.bridge import auth, pairing
 from tabpilot.bridge.link import ExtensionLink
 from tabpilot.bridge.protocol import PROTOCOL_VERSION, Hello, ProtocolError, Refused, parse_incoming
 
@@ -25,15 +27,30 @@ MCP_READY_TIMEOUT_S = 15.0
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 
+class BridgeAuth(Protocol):
+    """Which secrets a browser may prove, and what happens once it has (see bridge/pairing.py)."""
+
+    def keys(self, hello: Hello) -> list[tuple[bytes, str]] | Refused:
+        """(key, tag) pairs the browser's proof may match, or why it is refused outright."""
+        ...
+
+    def accepted(self, hello: Hello, tag: str) -> dict[str, Any]:
+        """The browser proved the secret tagged `tag`; extra fields for its welcome (a new pairing)."""
+        ...
+
+    def failed(self, hello: Hello) -> None: ...
+
+
 @dataclass
 class BridgeHooks:
-    """What the composition root plugs in: the engine-facing API and the extension admission rule."""
+    """What the composition root plugs in: the engine-facing API and who may be the browser."""
 
     api_call: Callable[[str, dict[str, Any], str], Awaitable[dict[str, Any]]]
     status: Callable[[], dict[str, Any]]
     stop: Callable[[], None]
-    admit: Callable[[Hello], Refused | None]
+    auth: BridgeAuth
     welcome_state: Callable[[], dict[str, Any]]
+    pair: Callable[[], dict[str, Any]] = lambda: {}
 
 
 class BridgeServer:
@@ -53,6 +70,7 @@ class BridgeServer:
         self.app.router.add_get("/api/v1/status", self._status)
         self.app.router.add_post("/api/v1/call", self._call)
         self.app.router.add_post("/api/v1/stop", self._stop)
+        self.app.router.add_post("/api/v1/pair", self._pair)
         self.app.router.add_route("*", "/mcp", self._mcp)
         self.app.router.add_get("/mcp/ws", self._mcp_socket)
 
@@ -138,6 +156,9 @@ class BridgeServer:
         asyncio.get_running_loop().call_soon(self.hooks.stop)
         return web.json_response({"stopping": True})
 
+    async def _pair(self, request: web.Request) -> web.StreamResponse:
+        return web.json_response(self.hooks.pair())
+
     async def _mcp(self, request: web.Request) -> web.StreamResponse:
         if not await self._wait_mcp():
             return _refuse(503, "The MCP endpoint is still starting.")
@@ -175,20 +196,8 @@ class BridgeServer:
         return ws
 
     async def _handshake(self, ws: web.WebSocketResponse) -> Hello | None:
-        try:
-            first = await ws.receive(timeout=HELLO_TIMEOUT_S)
-        except TimeoutError:
-            await _send_refused(ws, "no_hello", "No hello within 5 s.")
-            return None
-        if first.type != WSMsgType.TEXT:
-            return None
-        try:
-            msg = parse_incoming(first.data)
-        except ProtocolError as exc:
-            await _send_refused(ws, "bad_hello", str(exc))
-            return None
-        if msg["type"] != "hello":
-            await _send_refused(ws, "bad_hello", "The first frame must be hello.")
+        msg = await self._receive(ws, "hello")
+        if msg is None:
             return None
         hello = cast(Hello, msg)
         if hello["protocol"] != PROTOCOL_VERSION:
@@ -199,27 +208,69 @@ class BridgeServer:
                 f"{hello['protocol']}. Update the extension and the app to the same release.",
             )
             return None
-        refusal = self.hooks.admit(hello)
-        if refusal is None and self.link.connected:
+        keys = self.hooks.auth.keys(hello)
+        if isinstance(keys, dict):
+            await _send_refused(ws, keys["code"], keys["reason"])
+            return None
+        server_nonce = secrets.token_hex(16)
+        await ws.send_json(
+            {
+                "type": "challenge",
+                "server_nonce": server_nonce,
+                "app_proofs": [pairing.app_proof(key, hello["client_nonce"], server_nonce) for key, _ in keys],
+            }
+        )
+        answer = await self._receive(ws, "auth")
+        if answer is None:
+            return None
+        tag = next(
+            (
+                tag
+                for key, tag in keys
+                if hmac.compare_digest(
+                    pairing.extension_proof(key, hello["client_nonce"], server_nonce), str(answer["proof"])
+                )
+            ),
+            None,
+        )
+        if tag is None:
+            self.hooks.auth.failed(hello)
+            await _send_refused(ws, "bad_proof", "The extension could not prove it is paired with this app.")
+            return None
+        if self.link.connected:
             current = self.link.hello
             if current is not None and current["instance_id"] != hello["instance_id"]:
-                refusal = {
-                    "type": "refused",
-                    "code": "busy",
-                    "reason": "Another browser is connected to this Tabpilot app.",
-                }
-        if refusal is not None:
-            await _send_refused(ws, refusal["code"], refusal["reason"])
-            return None
+                await _send_refused(ws, "busy", "Another browser is connected to this Tabpilot app.")
+                return None
+        extra = self.hooks.auth.accepted(hello, tag)
         await ws.send_json(
             {
                 "type": "welcome",
                 "protocol": PROTOCOL_VERSION,
                 "app_version": _version(),
                 "state": self.hooks.welcome_state(),
+                **extra,
             }
         )
         return hello
+
+    async def _receive(self, ws: web.WebSocketResponse, expected: str) -> dict[str, Any] | None:
+        try:
+            frame = await ws.receive(timeout=HELLO_TIMEOUT_S)
+        except TimeoutError:
+            await _send_refused(ws, f"no_{expected}", f"No {expected} within {HELLO_TIMEOUT_S:g} s.")
+            return None
+        if frame.type != WSMsgType.TEXT:
+            return None
+        try:
+            msg = parse_incoming(frame.data)
+        except ProtocolError as exc:
+            await _send_refused(ws, f"bad_{expected}", str(exc))
+            return None
+        if msg["type"] != expected:
+            await _send_refused(ws, f"bad_{expected}", f"Expected {expected}, got {msg['type']}.")
+            return None
+        return msg
 
     async def _serve(self, ws: web.WebSocketResponse, hello: Hello) -> None:
         previous = self.link.attach(ws, hello)

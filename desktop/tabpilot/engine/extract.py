@@ -74,6 +74,8 @@ async def extract(
         )
     fields = schema.wire()
     max_pages = paginate.max_pages if paginate else 1
+    pages = 0
+    """This call's pages (`out` may already hold an earlier workflow step's)."""
     while True:
         left = budget_bytes - out.size
         page = await ctx.browser_request(
@@ -81,6 +83,7 @@ async def extract(
             {"tab_id": tab_id, "selector": selector, "fields": fields, "redact": redact, "max_bytes": max(left, 0)},
             timeout_s=30,
         )
+        pages += 1
         out.pages += 1
         out.url = str(page.get("url") or out.url)
         for warning in page.get("warnings") or []:
@@ -99,7 +102,7 @@ async def extract(
             out.warn(f"The result passed {budget_bytes // 1024} KB and was cut; narrow the selector or paginate less.")
             break
         ctx.job.progress(ctx.job.steps_completed, ctx.job.steps_total, f"page {out.pages}: {len(out.rows)} rows")
-        if paginate is None or out.pages >= max_pages or not rows:
+        if paginate is None or pages >= max_pages or not rows:
             break
         moved = await ctx.browser_request(
             "scrape.next_page",

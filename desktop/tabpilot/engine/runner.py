@@ -23,14 +23,16 @@ LOGIN_HINTS = re.compile(r"log-?in|sign-?in|auth|sso|saml|oauth|session|account/
 def login_redirect(requested: str, final: str) -> bool:
     """Did a navigation land somewhere else because the site wants a login first?
 
-    An ordinary redirect (http→https, `/` → `/home`) is not one; a move to a login-looking page, or to
-    a page that carries the requested address to come back to, is.
+    An ordinary redirect (http→https, `/` → `/home`) is not one; a move to a login-looking page (when
+    the requested one did not look like one already: `/login` → `/auth/login` is the login page the
+    workflow asked for), or to a page that carries the requested address to come back to, is.
     """
     want, got = urlsplit(requested), urlsplit(final)
     if (want.netloc, want.path.rstrip("/")) == (got.netloc, got.path.rstrip("/")):
         return False
     comeback = unquote(got.query)
-    return bool(LOGIN_HINTS.search(got.netloc + got.path + "?" + got.query)) or (
+    asked_for_login = bool(LOGIN_HINTS.search(want.netloc + want.path))
+    return (not asked_for_login and bool(LOGIN_HINTS.search(got.netloc + got.path + "?" + got.query))) or (
         bool(want.path.strip("/")) and want.path in comeback
     )
 
@@ -97,6 +99,8 @@ class WorkflowRunner:
                     if self.recovery.on_timeout == "skip":
                         self._note(index, step, exc, skipped=True)
                         return
+                    if self.recovery.on_timeout == "abort":  # whatever on_failure says
+                        raise StepFailed(index, exc) from exc
                 if self.recovery.on_failure == "continue":
                     self._note(index, step, exc, skipped=True)
                     return

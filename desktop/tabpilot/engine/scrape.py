@@ -18,6 +18,7 @@ from tabpilot.engine.runner import StepFailed, WorkflowRunner
 from tabpilot.engine.workflows import (
     MAX_STEPS,
     MUTATING_STEPS,
+    PLACEHOLDER,
     Workflow,
     apply_overrides,
     check_error_recovery,
@@ -34,6 +35,8 @@ from tabpilot.engine.workflows import (
 
 OPERATIONS = ("extract", "workflow", "replay")
 RUNS_KEPT = 10
+KEEPS_PARTIAL = ("navigation_redirect", "tab_closed", "extension_not_connected")
+"""Failures that keep the rows of completed steps even under on_failure:abort (seed 000's edge cases)."""
 
 PARAMS = (
     Param("operation", "string", "extract | workflow | replay", required=True, enum=OPERATIONS),
@@ -118,6 +121,8 @@ async def _workflow(ctx: CommandContext, p: dict[str, Any]) -> dict[str, Any]:
     _refuse_extra(p, "workflow", {"name", "steps", "error_recovery", "record", "params", "step_delay_ms"})
     name = (p.get("name") or "workflow").strip() or "workflow"
     steps = check_steps(p["steps"])
+    if not steps:
+        raise TabpilotError("invalid_params", "scrape workflow: a workflow needs at least one step.", param="steps")
     workflow = Workflow(
         workflow_id="",
         name=name,
@@ -138,6 +143,7 @@ async def _workflow(ctx: CommandContext, p: dict[str, Any]) -> dict[str, Any]:
         if store is None:
             raise TabpilotError("not_supported", "This Tabpilot has no workflow folder to record into.")
         _refuse_literal_secrets(workflow)
+        _preflight(ctx.engine, workflow, int(tab["tab_id"]))  # a refused workflow is not recorded
         store.save(workflow)
     return await _run(ctx, workflow, int(tab["tab_id"]), p, recorded=recorded, replayed=False)
 
@@ -175,9 +181,8 @@ def _load(ctx: CommandContext, workflow_id: str) -> Workflow:
 
 
 def _fill_params(text: str, params: dict[str, str]) -> str:
-    for key, value in params.items():
-        text = text.replace("{{" + key + "}}", value)
-    return text
+    """`{{name}}` (and `{{ name }}`) filled from params, as `resolve` does; secrets and unknowns stay."""
+    return PLACEHOLDER.sub(lambda m: m.group(0) if m.group(1) else params.get(m.group(2), m.group(0)), text)
 
 
 def _check_domain(saved: Workflow, effective: Workflow, tab_url: str) -> None:
@@ -222,22 +227,7 @@ async def _run(
     ctx: CommandContext, workflow: Workflow, tab_id: int, p: dict[str, Any], *, recorded: bool, replayed: bool
 ) -> dict[str, Any]:
     engine = ctx.engine
-    running = engine.tab_workflows.get(tab_id)
-    if running is not None:
-        raise TabpilotError(
-            "workflow_in_progress",
-            f"Workflow {running} is still running in this tab; wait for it or use another tab.",
-            active_workflow_id=running,
-        )
-    if workflow.mutating_steps() and not engine.pilot.allows("page_actions"):
-        raise TabpilotError(
-            "ai_web_pilot_disabled",
-            "This workflow clicks or types, and page-changing actions are switched off in the Tabpilot tray.",
-            capability="page_actions",
-        )
-    for url in navigate_urls(workflow.steps):
-        if "{{" not in url:
-            check_url(url)
+    _preflight(engine, workflow, tab_id)
     steps, secrets = resolve(workflow.steps, workflow.params, engine.secrets.get)
     for url in navigate_urls(steps):
         check_url(url)
@@ -289,23 +279,53 @@ async def _run(
     error: TabpilotError | None = None
     if failure is not None:
         cause = failure.error
-        keep = workflow.error_recovery.on_failure != "abort" or cause.code in ("navigation_redirect", "tab_closed")
+        keep = workflow.error_recovery.on_failure != "abort" or cause.code in KEEPS_PARTIAL
         details = {k: v for k, v in cause.details.items() if k not in ("correlation_id",)}
+        details = {
+            **scrub(details, secrets),  # the wire's details first: ours win where names clash
+            "workflow_id": workflow.workflow_id,
+            "failed_step": failure.index,
+            "steps_completed": outcome.steps_completed,
+            "steps_total": len(steps),
+            "data": result["data"] if keep else [],
+            "metadata": result["metadata"],
+        }
         error = TabpilotError(
             cause.code,
             scrub(f"Step {failure.index} ({_step_at(steps, failure.index)}) failed: {cause.message}", secrets),
-            **scrub(details, secrets),
-            workflow_id=workflow.workflow_id,
-            failed_step=failure.index,
-            steps_completed=outcome.steps_completed,
-            steps_total=len(steps),
-            data=result["data"] if keep else [],
-            metadata=result["metadata"],
+            **details,
         )
     _keep_run(ctx, workflow, started_at, result, error, recorded or replayed)
     if error is not None:
         raise error
     return result
+
+
+def _preflight(engine: Any, workflow: Workflow, tab_id: int) -> None:
+    """What refuses a workflow before any step runs (and before it is recorded)."""
+    running = engine.tab_workflows.get(tab_id)
+    if running is not None:
+        raise TabpilotError(
+            "workflow_in_progress",
+            f"Workflow {running} is still running in this tab; wait for it or use another tab.",
+            active_workflow_id=running,
+        )
+    _refuse_page_actions(engine, workflow.steps)
+    for url in navigate_urls(workflow.steps):
+        filled = _fill_params(url, workflow.params)
+        if "{{" not in filled:  # secrets are checked once resolved, just before the run
+            check_url(filled)
+
+
+def _refuse_page_actions(engine: Any, steps: list[dict[str, Any]]) -> None:
+    if not engine.pilot.allows("page_actions") and any(
+        isinstance(s, dict) and s.get("type") in MUTATING_STEPS for s in walk_steps(steps)
+    ):
+        raise TabpilotError(
+            "ai_web_pilot_disabled",
+            "This workflow clicks or types, and page-changing actions are switched off in the Tabpilot tray.",
+            capability="page_actions",
+        )
 
 
 def _step_at(steps: list[dict[str, Any]], index: str) -> str:
@@ -358,6 +378,8 @@ def _approval_steps(engine: Any, p: dict[str, Any]) -> ApprovalScope | None:
     urls = navigate_urls(steps) if isinstance(steps, list) else []
     origin = origin or (origin_of(urls[0]) if urls else "")
     changing = [dict(s) for s in walk_steps(steps) if isinstance(s, dict) and s.get("type") in MUTATING_STEPS]
+    if changing:
+        _refuse_page_actions(engine, steps)  # before a prompt for something that would be refused anyway
     return ApprovalScope(steps=changing, origin=origin, workflow_id=workflow_id, steps_hash=digest)
 
 

@@ -75,7 +75,11 @@ class DiskWorkflowStore:
 
     def load(self) -> None:
         self.folder.mkdir(parents=True, exist_ok=True, mode=0o700)
-        fresh = {p.stem: read_entry(p) for p in sorted(self.folder.glob("*.json")) if not p.name.startswith(".")}
+        fresh = {
+            p.stem: read_entry(p)
+            for p in sorted(self.folder.glob("*.json"))
+            if not p.name.startswith(".") and p.is_file()  # a folder named x.json is not a workflow
+        }
         with self._lock:
             self._entries = fresh
         self._notify()
@@ -146,6 +150,8 @@ class DiskWorkflowStore:
             return False
         path.unlink()
         (self.runs_folder / f"{workflow_id}.json").unlink(missing_ok=True)
+        with self._lock:
+            self._last.pop(workflow_id, None)  # a new workflow saved under this id has no runs yet
         self.refresh(path)
         return True
 

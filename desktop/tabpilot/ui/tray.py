@@ -11,6 +11,7 @@ from PySide6.QtCore import QObject, QTimer
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMenu, QSystemTrayIcon
 
+from tabpilot.bridge.pairing import show_code
 from tabpilot.engine.errors import TabpilotError
 from tabpilot.engine.events import ActivityEvent
 from tabpilot.ui.icons import TrayLook, tray_icon
@@ -39,6 +40,7 @@ class TrayController(QObject):
         self.pilot_action.setCheckable(True)
         self.pilot_action.setToolTip("Lets agents act in your browser. Only you can turn it on.")
         self.open_browser_action = QAction("Open managed browser", self.menu)
+        self.pair_action = QAction("Pair your own browser…", self.menu)
         self.quit_action = QAction("Quit Tabpilot", self.menu)
         for action in (self.status_action, self.link_action):
             self.menu.addAction(action)
@@ -46,6 +48,7 @@ class TrayController(QObject):
         self.menu.addAction(self.pilot_action)
         self.menu.addSeparator()
         self.menu.addAction(self.open_browser_action)
+        self.menu.addAction(self.pair_action)
         self.menu.addSeparator()
         self.menu.addAction(self.quit_action)
         self.tray.setContextMenu(self.menu)
@@ -58,11 +61,15 @@ class TrayController(QObject):
 
         self.pilot_action.toggled.connect(self._pilot_toggled)
         self.open_browser_action.triggered.connect(self._open_browser)
+        self.pair_action.triggered.connect(self._offer_code)
+        self._announced: set[str] = set()
         self.quit_action.triggered.connect(quit_app)
-        self._unsubscribe = [
+        app.pairings.listeners.append(self._pairing_changed)
+        self._unsubscribe: list[Callable[[], None]] = [
             app.link.subscribe(lambda _connected: self.refresh()),
             app.engine.pilot.subscribe(lambda _pilot: self.refresh()),
             app.engine.activity.subscribe(self._activity),
+            lambda: app.pairings.listeners.remove(self._pairing_changed),
         ]
         self.refresh()
         self.tray.show()
@@ -94,6 +101,29 @@ class TrayController(QObject):
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
         self.open_browser_action.setEnabled(False)  # until it has launched (or failed): no second click
+
+    def _offer_code(self) -> None:
+        offer = self.app.offer_pairing_code()
+        self.tray.showMessage(
+            "Pair your browser",
+            f"Type {offer['code']} into the Tabpilot extension's popup (valid 5 minutes).",
+            QSystemTrayIcon.MessageIcon.Information,
+            60_000,
+        )
+
+    def _pairing_changed(self) -> None:
+        for pending in self.app.pairings.pending():
+            if pending.code in self._announced or not pending.instance_id:
+                continue
+            self._announced.add(pending.code)
+            browser = f"{pending.browser.get('name', 'A browser')} {pending.browser.get('version', '')}".strip()
+            self.tray.showMessage(
+                "A browser wants to connect",
+                f"{browser} (extension {pending.extension_id[:8]}…). To allow it, type "
+                f"{show_code(pending.code)} into the Tabpilot extension's popup.",
+                QSystemTrayIcon.MessageIcon.Information,
+                120_000,
+            )
 
     def _activity(self, event: ActivityEvent) -> None:
         if event.phase == "started":

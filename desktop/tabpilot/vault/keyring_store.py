@@ -3,11 +3,17 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import logging
 import secrets
+from dataclasses import asdict
+from typing import Any
 
 import keyring
 import keyring.errors
+
+from tabpilot.bridge.pairing import Pairing, pairings_from_json, pairings_to_json
+from tabpilot.engine.policy import Rule
 
 log = logging.getLogger("tabpilot.vault")
 
@@ -80,3 +86,55 @@ class KeyringSecrets:
         except keyring.errors.KeyringError:
             log.warning("could not read secret %s from the OS keyring", name)
             return None
+
+
+class KeyringDocument:
+    """A small JSON document kept in one keyring entry (pairings, approval rules): files an agent can
+    write must not be able to pair a browser or allow actions."""
+
+    def __init__(self, kind: str, account: str) -> None:
+        self.account = f"{kind}:{account}"
+
+    def read(self) -> Any:
+        try:
+            text = keyring.get_password(TOKENS_SERVICE, self.account)
+        except keyring.errors.KeyringError:
+            log.warning("could not read %s from the OS keyring", self.account.split(":")[0])
+            return None
+        if not text:
+            return None
+        try:
+            return json.loads(text)
+        except ValueError:
+            return None
+
+    def write(self, value: Any) -> None:
+        try:
+            keyring.set_password(TOKENS_SERVICE, self.account, json.dumps(value, separators=(",", ":")))
+        except keyring.errors.KeyringError:
+            log.warning("could not save %s in the OS keyring", self.account.split(":")[0])
+
+
+class KeyringPairings:
+    def __init__(self, account: str) -> None:
+        self._doc = KeyringDocument("pairings", account)
+
+    def load(self) -> list[Pairing]:
+        return pairings_from_json(self._doc.read())
+
+    def save(self, pairings: list[Pairing]) -> None:
+        self._doc.write(pairings_to_json(pairings))
+
+
+class KeyringRules:
+    def __init__(self, account: str) -> None:
+        self._doc = KeyringDocument("approval-rules", account)
+
+    def load(self) -> list[Rule]:
+        raw = self._doc.read()
+        return (
+            [r for r in (Rule.from_dict(item) for item in raw or []) if r is not None] if isinstance(raw, list) else []
+        )
+
+    def save(self, rules: list[Rule]) -> None:
+        self._doc.write([asdict(r) for r in rules])
