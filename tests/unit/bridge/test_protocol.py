@@ -16,6 +16,8 @@ HELLO: dict[str, Any] = {
     "extension_id": "mlkkpgdajhikmngjhninkfngfhbknalp",
     "instance_id": "inst-1",
     "browser": {"name": "Chromium", "version": "126"},
+    "client_nonce": "0123456789abcdef0123456789abcdef",
+    "auth": "none",
 }
 
 
@@ -28,7 +30,8 @@ def frame(base: dict[str, Any], **changes: Any) -> str:
     "msg",
     [
         HELLO,
-        {**HELLO, "managed_nonce": "n"},
+        {**HELLO, "auth": "paired", "pair_id": "pair-1"},
+        {"type": "auth", "proof": "ab" * 32},
         {"type": "result", "id": "m1", "ok": True, "data": {"title": "A"}},
         {"type": "result", "id": "m1", "ok": True},
         {"type": "result", "id": "m2", "ok": False, "error": {"code": "timeout", "message": "slow"}},
@@ -95,3 +98,12 @@ def test_encode_is_compact_json_that_keeps_text_readable() -> None:
 
 def test_the_allow_list_has_no_duplicates() -> None:
     assert len(set(OPS)) == len(OPS)
+
+
+@pytest.mark.parametrize(
+    "changes",
+    [{"auth": "root"}, {"auth": 1}, {"client_nonce": "short"}, {"client_nonce": "x" * 200}, {"client_nonce": ...}],
+)
+def test_hello_needs_a_known_auth_kind_and_a_sound_nonce(changes: dict[str, Any]) -> None:
+    with pytest.raises(ProtocolError):
+        parse_incoming(frame(HELLO, **changes))
