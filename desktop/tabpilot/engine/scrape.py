@@ -364,19 +364,26 @@ def _keep_run(
 
 def _approval_steps(engine: Any, p: dict[str, Any]) -> ApprovalScope | None:
     operation = p.get("operation")
-    workflow_id, digest, origin = "", "", ""
+    workflow_id, digest = "", ""
     if operation == "workflow" and isinstance(p.get("steps"), list):
         steps = check_steps(p["steps"])
+        params = check_params(p.get("params"))
     elif operation == "replay" and isinstance(p.get("workflow_id"), str) and engine.workflows is not None:
         entry = engine.workflows.get(p["workflow_id"])
         if entry is None or entry.workflow is None:
             return None
-        steps = apply_overrides(entry.workflow.document(), p.get("override_params")).get("steps", [])
-        workflow_id, digest, origin = entry.workflow.workflow_id, steps_hash(steps), entry.workflow.origin
+        doc = entry.workflow.document()
+        doc["params"] = {**doc["params"], **check_params(p.get("params"))}
+        doc = apply_overrides(doc, p.get("override_params"))  # as _replay builds it
+        steps = check_steps(doc.get("steps"))
+        params = check_params(doc.get("params"))
+        workflow_id, digest = entry.workflow.workflow_id, steps_hash(steps)
     else:
         return None
-    urls = navigate_urls(steps) if isinstance(steps, list) else []
-    origin = origin or (origin_of(urls[0]) if urls else "")
+    # The sites these steps will act on, not the recorded origin: a replay may have been moved to
+    # another site (overrides, params, allow_domain_change), and a rule for one site must not cover it.
+    origins = sorted({origin_of(_fill_params(u, params)) for u in navigate_urls(steps)} - {""})
+    origin = " ".join(origins)  # none: the tab's (the engine looks it up); several: no one-site rule matches
     changing = [dict(s) for s in walk_steps(steps) if isinstance(s, dict) and s.get("type") in MUTATING_STEPS]
     if changing:
         _refuse_page_actions(engine, steps)  # before a prompt for something that would be refused anyway
