@@ -8,7 +8,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from tabpilot.engine.ports import ApprovalAnswer, ApprovalRequest, WorkflowEntry
+from tabpilot.engine.ports import ApprovalAnswer, ApprovalDecision, ApprovalRequest, WorkflowEntry
 from tabpilot.engine.workflows import Workflow, parse_workflow
 
 Reply = dict[str, Any] | BaseException | Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
@@ -74,19 +74,22 @@ class FakeBrowser:
 
 
 class FakeApprovals:
-    """An ApprovalPort answering from a script: 'allow', 'deny', 'timeout' (raises), or 'hold'.
+    """An ApprovalPort answering from a script: 'allow', 'deny', 'timeout' (raises), 'hold', or an
+    ApprovalDecision (an answer that also asks for a standing rule).
 
     'hold' (also used once the script runs out) parks the request on a future the test resolves.
     """
 
-    def __init__(self, *script: str) -> None:
-        self.script = list(script)
+    def __init__(self, *script: str | ApprovalDecision) -> None:
+        self.script: list[str | ApprovalDecision] = list(script)
         self.requests: list[ApprovalRequest] = []
         self.held: list[asyncio.Future[ApprovalAnswer]] = []
 
-    async def decide(self, request: ApprovalRequest) -> ApprovalAnswer:
+    async def decide(self, request: ApprovalRequest) -> ApprovalAnswer | ApprovalDecision:
         self.requests.append(request)
         answer = self.script.pop(0) if self.script else "hold"
+        if isinstance(answer, ApprovalDecision):
+            return answer
         if answer == "timeout":
             raise TimeoutError
         if answer == "hold":

@@ -36,6 +36,8 @@ class ApprovalScope:
     workflow_id: str = ""
     steps_hash: str = ""
     selector: str | None = None
+    acts_on_current_tab: bool = False
+    """Some step changes the page the tab shows now (before any navigate): its site counts too."""
 
 
 ApprovalSteps = Callable[["Engine", dict[str, Any]], ApprovalScope | None]

@@ -246,7 +246,7 @@ class Engine:
             params=shown,
             tab_url=tab_url,
             steps=tuple(_shown_in_full(s) for s in scope.steps),
-            origin=scope.origin or origin_of(tab_url or ""),
+            origin=_origins(scope, tab_url),
             tab_id=tab_id,
             selector=scope.selector,
             workflow_id=scope.workflow_id,
@@ -292,3 +292,11 @@ def _target_of(params: dict[str, Any]) -> str:
 def _shown_in_full(params: dict[str, Any]) -> dict[str, Any]:
     """What a person approves is shown whole: nothing hidden past a cut (secrets stay as references)."""
     return {k: v for k, v in params.items() if v is not None}
+
+
+def _origins(scope: ApprovalScope, tab_url: str | None) -> str:
+    """The site(s) an approval is for; several, space-separated, match no one-site rule."""
+    sites = set(scope.origin.split())
+    if not sites or scope.acts_on_current_tab:
+        sites.add(origin_of(tab_url or ""))
+    return " ".join(sorted(sites - {""}))

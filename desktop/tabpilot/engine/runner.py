@@ -6,7 +6,7 @@ import asyncio
 import re
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import unquote, urlsplit
+from urllib.parse import parse_qsl, unquote, urlsplit
 
 from tabpilot.engine.context import CommandContext
 from tabpilot.engine.errors import TabpilotError
@@ -30,11 +30,20 @@ def login_redirect(requested: str, final: str) -> bool:
     want, got = urlsplit(requested), urlsplit(final)
     if (want.netloc, want.path.rstrip("/")) == (got.netloc, got.path.rstrip("/")):
         return False
-    comeback = unquote(got.query)
     asked_for_login = bool(LOGIN_HINTS.search(want.netloc + want.path))
     return (not asked_for_login and bool(LOGIN_HINTS.search(got.netloc + got.path + "?" + got.query))) or (
-        bool(want.path.strip("/")) and want.path in comeback
+        bool(want.path.strip("/")) and _carries(got.query, requested)
     )
+
+
+def _carries(query: str, requested: str) -> bool:
+    """Does a query hold the requested address (whole, or its path) to come back to after a login?"""
+    want = urlsplit(requested)
+    for _, value in parse_qsl(query, keep_blank_values=False):
+        back = urlsplit(unquote(value))
+        if value in (requested, want.path) or (back.path.rstrip("/") == want.path.rstrip("/") and back.path):
+            return True
+    return False
 
 
 @dataclass

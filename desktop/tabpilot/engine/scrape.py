@@ -28,6 +28,7 @@ from tabpilot.engine.workflows import (
     new_workflow_id,
     origin_of,
     parse_workflow,
+    refuse_literal_secrets,
     resolve,
     scrub,
     walk_steps,
@@ -142,7 +143,7 @@ async def _workflow(ctx: CommandContext, p: dict[str, Any]) -> dict[str, Any]:
     if recorded:
         if store is None:
             raise TabpilotError("not_supported", "This Tabpilot has no workflow folder to record into.")
-        _refuse_literal_secrets(workflow)
+        refuse_literal_secrets(workflow)
         _preflight(ctx.engine, workflow, int(tab["tab_id"]))  # a refused workflow is not recorded
         store.save(workflow)
     return await _run(ctx, workflow, int(tab["tab_id"]), p, recorded=recorded, replayed=False)
@@ -207,20 +208,6 @@ def _check_size(workflow: Workflow) -> None:
     count = workflow.step_count()
     if count > MAX_STEPS:
         raise TabpilotError("invalid_params", f"{count} steps; a workflow may have at most {MAX_STEPS}.", param="steps")
-
-
-def _refuse_literal_secrets(workflow: Workflow) -> None:
-    """A recorded file must not hold a password typed in clear: ask for {{secret:NAME}} instead."""
-    for step in walk_steps(workflow.steps):
-        if step["type"] in ("fill", "type"):
-            value = str(step.get("value", step.get("text", "")))
-            if value and "password" in step["selector"].lower() and "{{" not in value:
-                raise TabpilotError(
-                    "invalid_params",
-                    f"The step filling '{step['selector']}' holds a password in clear; recorded workflows must "
-                    "say {{secret:NAME}} (the user stores NAME in the tray's Secrets window).",
-                    param="steps",
-                )
 
 
 async def _run(
@@ -377,7 +364,9 @@ def _approval_steps(engine: Any, p: dict[str, Any]) -> ApprovalScope | None:
         doc = apply_overrides(doc, p.get("override_params"))  # as _replay builds it
         steps = check_steps(doc.get("steps"))
         params = check_params(doc.get("params"))
-        workflow_id, digest = entry.workflow.workflow_id, steps_hash(steps)
+        # An "always allow" answer binds to the steps and the values they run with: a changed
+        # param (another host, another account) asks again.
+        workflow_id, digest = entry.workflow.workflow_id, steps_hash({"steps": steps, "params": params})
     else:
         return None
     # The sites these steps will act on, not the recorded origin: a replay may have been moved to
@@ -387,7 +376,23 @@ def _approval_steps(engine: Any, p: dict[str, Any]) -> ApprovalScope | None:
     changing = [dict(s) for s in walk_steps(steps) if isinstance(s, dict) and s.get("type") in MUTATING_STEPS]
     if changing:
         _refuse_page_actions(engine, steps)  # before a prompt for something that would be refused anyway
-    return ApprovalScope(steps=changing, origin=origin, workflow_id=workflow_id, steps_hash=digest)
+    return ApprovalScope(
+        steps=changing,
+        origin=origin,
+        workflow_id=workflow_id,
+        steps_hash=digest,
+        acts_on_current_tab=_changes_before_navigating(steps),
+    )
+
+
+def _changes_before_navigating(steps: list[dict[str, Any]]) -> bool:
+    """Does a page-changing step come before the first navigate (acting on whatever the tab shows)?"""
+    for step in walk_steps(steps):
+        if step.get("type") == "navigate":
+            return False
+        if step.get("type") in MUTATING_STEPS:
+            return True
+    return False
 
 
 async def _scrape(ctx: CommandContext, p: dict[str, Any]) -> dict[str, Any]:

@@ -9,7 +9,7 @@ from tabpilot.engine.context import CommandContext
 from tabpilot.engine.errors import TabpilotError
 from tabpilot.engine.params import Param
 from tabpilot.engine.ports import WorkflowEntry, WorkflowStore
-from tabpilot.engine.workflows import parse_workflow
+from tabpilot.engine.workflows import parse_workflow, refuse_literal_secrets
 
 
 def _store(ctx: CommandContext) -> WorkflowStore:
@@ -64,6 +64,7 @@ async def _export(ctx: CommandContext, p: dict[str, Any]) -> dict[str, Any]:
 
 async def _import(ctx: CommandContext, p: dict[str, Any]) -> dict[str, Any]:
     workflow = parse_workflow(p["workflow"])
+    refuse_literal_secrets(workflow)
     store = _store(ctx)
     if store.get(workflow.workflow_id) is not None and not p["overwrite"]:
         raise TabpilotError(

@@ -176,6 +176,7 @@ def check_error_recovery(value: Any) -> ErrorRecovery:
         return ErrorRecovery()
     if not isinstance(value, dict):
         raise _bad("'error_recovery' must be an object.", "error_recovery")
+    value = {k: v for k, v in value.items() if v is not None}  # JSON null: not given
     unknown = sorted(set(value) - {"on_timeout", "max_retries", "on_failure"})
     if unknown:
         raise _bad(f"error_recovery: unknown field {', '.join(map(repr, unknown))}.", "error_recovery")
@@ -245,6 +246,23 @@ def _type_name(expected: type | tuple[type, ...]) -> str:
     if isinstance(expected, tuple):
         return " or ".join(names.get(t, t.__name__) for t in expected)
     return names.get(expected, expected.__name__)
+
+
+# -- secrets kept out of files -------------------------------------------------------------------
+
+
+def refuse_literal_secrets(workflow: Workflow) -> None:
+    """A recorded file must not hold a password typed in clear: ask for {{secret:NAME}} instead."""
+    for step in walk_steps(workflow.steps):
+        if step["type"] in ("fill", "type"):
+            value = str(step.get("value", step.get("text", "")))
+            if value and "password" in step["selector"].lower() and "{{" not in value:
+                raise TabpilotError(
+                    "invalid_params",
+                    f"The step filling '{step['selector']}' holds a password in clear; recorded workflows must "
+                    "say {{secret:NAME}} (the user stores NAME in the tray's Secrets window).",
+                    param="steps",
+                )
 
 
 # -- ids, origins ----------------------------------------------------------------------------------

@@ -48,6 +48,8 @@ def test_login_walls(requested: str, final: str) -> None:
         ("https://a.test/login", "https://sso.a.test/signin"),
         ("https://a.test/oauth/docs", "https://a.test/oauth/docs/intro"),
         ("https://a.test/authors", "https://a.test/authors/list"),
+        # a come-back address must be the requested one, not merely start like it
+        ("https://a.test/a", "https://a.test/welcome?next=/abc"),
     ],
 )
 def test_ordinary_redirects(requested: str, final: str) -> None:

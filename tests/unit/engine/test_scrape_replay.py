@@ -14,6 +14,7 @@ from tabpilot.engine.core import Engine, EngineConfig
 from tabpilot.engine.errors import TabpilotError
 from tabpilot.engine.pilot import PilotState
 from tabpilot.engine.policy import ApprovalPolicy, MemoryRules, Rule
+from tabpilot.engine.ports import ApprovalDecision
 from tabpilot.storage.workflow_store import DiskWorkflowStore
 from tests.unit.engine.conftest import EngineFactory
 from tests.unit.engine.scrape_support import TAB, error_of, page, page_calls, replay_args, rows
@@ -418,3 +419,49 @@ async def test_without_navigate_the_tab_decides(ruled: Engine, browser: FakeBrow
     browser.replies["tabs.resolve"] = {"tab_id": 7, "url": "https://b.test/", "title": "B"}
     await error_of(ruled.call("interact", {"action": "scrape", "operation": "workflow", "steps": steps}))
     assert approvals.requests[-1].origin == "https://b.test"
+
+
+async def test_always_allow_binds_to_the_steps_and_their_values(
+    make_engine: EngineFactory, browser: FakeBrowser, approvals: FakeApprovals, store: MemoryWorkflowStore
+) -> None:
+    """'Always allow this workflow' covers the same steps with the same values; another host asks again."""
+    store.put(
+        {
+            **CLICKY,
+            "steps": [{"type": "navigate", "url": "https://{{host}}/login"}, *CLICKY["steps"][1:]],
+            "params": {"host": "a.test"},
+        }
+    )
+    browser.replies["tabs.resolve"] = TAB
+    engine = Engine(
+        build_registry(),
+        browser,
+        ApprovalPolicy(approvals, MemoryRules()),
+        pilot=PilotState(ai_web_pilot=True),
+        config=EngineConfig(step_delay_ms=0),
+        workflows=store,
+        secrets=DictSecrets(pw="pw"),
+    )
+    approvals.script = [ApprovalDecision(allow=True, remember="workflow")]
+    await engine.call("interact", replay_args("wf-login"))
+    await engine.call("interact", replay_args("wf-login"))
+    assert len(approvals.requests) == 1, "the second run was covered by the rule"
+    approvals.script = ["allow"]
+    await engine.call("interact", replay_args("wf-login", params={"host": "b.test"}, allow_domain_change=True))
+    assert len(approvals.requests) == 2, "another host is another approval"
+
+
+async def test_a_change_before_the_first_navigate_counts_the_tab_site(
+    engine: Engine, browser: FakeBrowser, approvals: FakeApprovals, store: MemoryWorkflowStore
+) -> None:
+    store.put(
+        {**CLICKY, "workflow_id": "wf-early", "steps": [{"type": "click", "selector": "#here"}, *CLICKY["steps"]]}
+    )
+    approvals.script = ["allow"]
+    await engine.call("interact", replay_args("wf-early"))
+    (request,) = approvals.requests
+    assert request.origin == "https://a.test"  # the tab shows the workflow's own site
+    browser.replies["tabs.resolve"] = {**TAB, "url": "https://bank.test/home"}
+    approvals.script = ["allow"]
+    await engine.call("interact", replay_args("wf-early", allow_domain_change=True))
+    assert set(approvals.requests[1].origin.split()) == {"https://a.test", "https://bank.test"}

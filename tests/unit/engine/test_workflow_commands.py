@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -179,6 +180,15 @@ async def test_import_validates(
     assert error.code == "invalid_params"
     assert needle in error.message
     assert store.files == before
+
+
+async def test_import_refuses_a_password_in_clear(engine: Engine, store: MemoryWorkflowStore) -> None:
+    """What record:true refuses, an import refuses too: files never hold a password in clear."""
+    doc = {"workflow_id": "wf-x", "name": "x", "steps": [{"type": "fill", "selector": "#password", "value": "hunter2"}]}
+    error = await error_of(configure(engine, "import_workflow", workflow=doc))
+    assert error.code == "invalid_params"
+    assert "{{secret:NAME}}" in error.message
+    assert "wf-x.json" not in json.dumps(store.files)
 
 
 async def test_import_needs_a_workflow_object(engine: Engine) -> None:

@@ -186,6 +186,7 @@ def test_paginate_accepts_limits() -> None:
 
 def test_error_recovery() -> None:
     assert check_error_recovery(None) == ErrorRecovery("retry_step", 2, "abort_with_partial")
+    assert check_error_recovery({"on_timeout": None, "max_retries": None}) == ErrorRecovery()
     assert check_error_recovery({"on_timeout": "skip", "max_retries": 0, "on_failure": "continue"}) == ErrorRecovery(
         "skip", 0, "continue"
     )
