@@ -1,10 +1,13 @@
 // The allow-list of operations the app may ask for. Anything else is refused.
+import { click, press, type } from "./actions.js";
 import * as cdp from "./cdp.js";
 import { toContent } from "./content.js";
 import { executeJs } from "./execute.js";
 import { navigate } from "./navigate.js";
 import { Codes, TPError } from "./protocol.js";
+import { extract, nextPage } from "./scrape.js";
 import { assertReadable, getTab, listTabs, setTracked, targetTab } from "./tabs.js";
+import { budget, inPage, requireString, waitForState } from "./waiting.js";
 
 async function screenshot(tab, { format = "png", quality = 80, full_page: fullPage = false }) {
   assertReadable(tab);
@@ -29,6 +32,28 @@ async function track(params) {
   return { tracked: { tab_id: tab.id, url: tab.url ?? "", title: tab.title ?? "" } };
 }
 
+/** An op on the page's elements: the target tab, readable; (tab, params, frame timeout_ms) → data. */
+function onPage(run) {
+  return async (params, frameMs) => {
+    const tab = await targetTab(params);
+    assertReadable(tab);
+    return run(tab, params, frameMs);
+  };
+}
+
+/** A content op that waits for its element, across navigations (content/elements.js). */
+function elementOp(op, pick) {
+  return onPage((tab, params, frameMs) => {
+    const deadline = budget(params, frameMs);
+    return inPage(tab.id, op, pick(params), deadline);
+  });
+}
+
+async function resolveTab(params) {
+  const tab = await targetTab(params);
+  return { tab_id: tab.id, url: tab.url ?? "", title: tab.title ?? "" };
+}
+
 export const OPS = {
   "page.info": async (p) => toContent(await targetTab(p), "page.info", p),
   "dom.query": async (p) => toContent(await targetTab(p), "dom.query", p),
@@ -41,10 +66,22 @@ export const OPS = {
     return executeJs(tab, p);
   },
   "tab.screenshot": async (p) => screenshot(await targetTab(p), p),
+  "tabs.resolve": resolveTab,
+  "dom.count": elementOp("dom.count", (p) => ({ selector: requireString(p, "selector") })),
+  "dom.wait": onPage(waitForState),
+  "dom.click": onPage(click),
+  "dom.fill": elementOp("dom.fill", (p) => ({ selector: requireString(p, "selector"), value: p.value })),
+  "dom.type": onPage(type),
+  "dom.press": onPage(press),
+  "dom.select": elementOp("dom.select", (p) => ({ selector: requireString(p, "selector"), value: p.value })),
+  "dom.scroll": elementOp("dom.scroll", (p) => ({ selector: p.selector ?? "" })),
+  "scrape.extract": onPage(extract),
+  "scrape.next_page": onPage(nextPage),
 };
 
-export async function dispatch(op, params) {
+/** `timeoutMs` is the command frame's: how long the app waits for the answer. */
+export async function dispatch(op, params, timeoutMs) {
   const handler = OPS[op];
   if (!handler) throw new TPError(Codes.NOT_SUPPORTED, `This extension does not know the operation '${op}'.`);
-  return handler(params ?? {});
+  return handler(params ?? {}, timeoutMs);
 }

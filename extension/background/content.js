@@ -1,12 +1,15 @@
 // Running the content script's readers in a tab's top frame. executeScript into the extension's
-// isolated world is quicker than a message round trip; where the content script is not running yet
-// (tabs opened before the extension was installed or reloaded) it is injected first.
+// isolated world is quicker than a message round trip; where the content scripts are not running yet
+// (tabs opened before the extension was installed or reloaded) they are injected first, all of them,
+// in the manifest's order.
 import { Codes, TPError } from "./protocol.js";
 import { assertReadable } from "./tabs.js";
 
+const CONTENT_FILES = chrome.runtime.getManifest().content_scripts[0].js;
+
 function call(op, params) {
   const agent = globalThis.__tabpilot;
-  return agent ? agent.run(op, params) : { missing: true };
+  return agent?.ops?.[op] ? agent.run(op, params) : { missing: true };
 }
 
 async function inject(tabId, options) {
@@ -18,19 +21,34 @@ async function inject(tabId, options) {
   return frame?.result;
 }
 
+/**
+ * One call of a content op. Resolves with the agent's reply (`{data}` or `{error}`), or with
+ * undefined when the document went away before it answered (a navigation); rejects when the frame
+ * cannot be entered at all.
+ */
+export async function askPage(tabId, op, params) {
+  let reply = await inject(tabId, { func: call, args: [op, params] });
+  if (reply?.missing) {
+    await inject(tabId, { files: CONTENT_FILES });
+    reply = await inject(tabId, { func: call, args: [op, params] });
+    if (reply?.missing) return { error: { code: Codes.NOT_SUPPORTED, message: `The page agent has no '${op}'.` } };
+  }
+  return reply ?? undefined;
+}
+
+export function unwrap(reply) {
+  if (reply.error) throw new TPError(reply.error.code, reply.error.message, reply.error.details);
+  return reply.data;
+}
+
 export async function toContent(tab, op, params) {
   assertReadable(tab);
   let reply;
   try {
-    reply = await inject(tab.id, { func: call, args: [op, params] });
-    if (reply?.missing) {
-      await inject(tab.id, { files: ["content/agent.js"] });
-      reply = await inject(tab.id, { func: call, args: [op, params] });
-    }
+    reply = await askPage(tab.id, op, params);
   } catch (err) {
     throw new TPError(Codes.NOT_SUPPORTED, `Tabpilot cannot read this page: ${err?.message ?? err}`, { tab_id: tab.id });
   }
   if (!reply) throw new TPError(Codes.INTERNAL, "The page did not answer (it may be navigating).");
-  if (reply.error) throw new TPError(reply.error.code, reply.error.message, reply.error.details);
-  return reply.data;
+  return unwrap(reply);
 }

@@ -1,7 +1,10 @@
 // Tabpilot's content script: reads the page for the service worker. Isolated world, no page globals.
-// Guarded so that a second injection (after an extension reload) does not register twice.
+// The first of the content scripts (manifest order): it creates `globalThis.__tabpilot` with the op
+// registry that content/elements.js and content/extract.js add to, and the helpers they share.
+// Guarded so that a second injection (after an extension reload) does not register twice; an older
+// agent without the registry is replaced.
 (() => {
-  if (globalThis.__tabpilot) return;
+  if (globalThis.__tabpilot?.ops) return;
 
   const MAX_MATCHES = 50;
   const MAX_TEXT = 500;
@@ -73,6 +76,24 @@
     return { x: Math.round(r.x), y: Math.round(r.y), width: Math.round(r.width), height: Math.round(r.height) };
   }
 
+  /** querySelectorAll, with a bad selector reported as invalid_params naming the parameter. */
+  function queryAll(selector, param = "selector") {
+    if (typeof selector !== "string" || !selector.trim()) {
+      throw new PageError("invalid_params", `'${param}' must be a non-empty CSS selector.`, { param });
+    }
+    try {
+      return document.querySelectorAll(selector);
+    } catch {
+      throw new PageError("invalid_params", `'${selector}' is not a valid CSS selector.`, { param });
+    }
+  }
+
+  /** Resolves once the document has been parsed (at once unless it is still loading). */
+  function parsed() {
+    if (document.readyState !== "loading") return undefined;
+    return new Promise((resolve) => document.addEventListener("DOMContentLoaded", resolve, { once: true }));
+  }
+
   function visible(el) {
     if (typeof el.checkVisibility === "function") {
       if (!el.checkVisibility({ opacityProperty: true, visibilityProperty: true })) return false;
@@ -101,12 +122,7 @@
   }
 
   function domQuery(p) {
-    let found;
-    try {
-      found = document.querySelectorAll(p.selector);
-    } catch {
-      throw new PageError("invalid_params", `'${p.selector}' is not a valid CSS selector.`, { param: "selector" });
-    }
+    const found = queryAll(p.selector);
     const depth = Math.min(Number.isInteger(p.max_depth) ? p.max_depth : 3, MAX_DEPTH);
     const matches = Array.from(found)
       .slice(0, MAX_MATCHES)
@@ -157,14 +173,28 @@
     };
   }
 
+  async function domCount(p) {
+    if (document.readyState === "loading") {
+      queryAll(p.selector); // a bad selector fails now, not after the wait
+      await parsed();
+    }
+    const all = queryAll(p.selector);
+    let shown = 0;
+    for (const el of all) if (visible(el)) shown += 1;
+    return { count: all.length, visible: shown };
+  }
+
   const OPS = {
     "page.info": pageInfo,
     "page.brief": () => ({ url: location.href, title: document.title }),
     "dom.query": domQuery,
+    "dom.count": domCount,
   };
 
   // Called by the service worker through chrome.scripting.executeScript (same isolated world).
   globalThis.__tabpilot = {
+    ops: OPS,
+    lib: { PageError, REDACTED, SENSITIVE, clean, cut, queryAll, parsed, visible },
     async run(op, params) {
       const handler = OPS[op];
       if (!handler) return { error: { code: "not_supported", message: `The page agent has no '${op}'.` } };

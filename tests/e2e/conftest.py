@@ -4,6 +4,7 @@ and a fresh tab per test."""
 from __future__ import annotations
 
 import os
+import uuid
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -62,8 +63,11 @@ async def tab(e2e_app: App, site: FixtureSite) -> AsyncIterator[Any]:
     e2e_app.set_pilot(False, remember=False)
     assert e2e_app.managed is not None
     page = await e2e_app.managed.context.new_page()
-    await page.goto(site.url("/index.html"))
+    url = site.url(f"/index.html?tab={uuid.uuid4().hex[:8]}")
+    await page.goto(url)
     await page.bring_to_front()
+    # The extension learns which tab is in front from browser events: wait until it agrees.
+    await until(lambda: _resolves_to(e2e_app, url), timeout=10, what="the extension to see the new tab in front")
     yield page
     await page.close()
     e2e_app.set_pilot(False, remember=False)
@@ -77,3 +81,8 @@ async def pilot_on(e2e_app: App) -> None:
 
 def home_env(home: Path) -> dict[str, str]:
     return {**os.environ, "TABPILOT_HOME": str(home)}
+
+
+async def _resolves_to(app: App, url: str) -> bool:
+    tab = await app.link.request("tabs.resolve", {}, timeout_s=5)
+    return bool(tab.get("url") == url)

@@ -30,7 +30,7 @@ async def test_the_tools_are_exactly_the_four_and_compact(mcp: StdioMcp) -> None
 
 async def test_observe_page_describes_the_fixture(mcp: StdioMcp, tab: Any, site: FixtureSite) -> None:
     page = await mcp.ok("observe", {"what": "page"})
-    assert page["url"] == site.url("/index.html")
+    assert page["url"] == tab.url
     assert page["title"] == "Tabpilot Fixture"
     assert page["headings"] == ["Welcome to the fixture", "Users", "Sign in", "Links"]
     assert page["forms"] == [{"id": "login", "action": site.url("/login"), "fields": ["email", "password"]}]
@@ -130,7 +130,7 @@ async def test_observe_pilot_and_tabs(mcp: StdioMcp, tab: Any, site: FixtureSite
     assert pilot["browser"]["extension_id"] == "mlkkpgdajhikmngjhninkfngfhbknalp"
     assert pilot["capabilities"]["execute_js"] is True
     tabs = (await mcp.ok("observe", {"what": "tabs"}))["tabs"]
-    mine = [t for t in tabs if t["url"] == site.url("/index.html")]
+    mine = [t for t in tabs if t["url"] == tab.url]
     assert len(mine) == 1
     assert mine[0]["active"] is True
     assert mine[0]["title"] == "Tabpilot Fixture"
@@ -142,14 +142,14 @@ async def test_a_tracked_tab_receives_commands_while_another_is_in_front(
     mcp: StdioMcp, tab: Any, site: FixtureSite, e2e_app: Any
 ) -> None:
     tracked = await mcp.ok("configure", {"action": "track_tab"})
-    assert tracked["tracked"]["url"] == site.url("/index.html")
+    assert tracked["tracked"]["url"] == tab.url
     other = await e2e_app.managed.context.new_page()
     try:
         await other.goto(site.url("/second.html"))
         await other.bring_to_front()
         assert (await mcp.ok("observe", {"what": "page"}))["title"] == "Tabpilot Fixture"
         tabs = (await mcp.ok("observe", {"what": "tabs"}))["tabs"]
-        assert [t["url"] for t in tabs if t["tracked"]] == [site.url("/index.html")]
+        assert [t["url"] for t in tabs if t["tracked"]] == [tab.url]
     finally:
         await mcp.ok("configure", {"action": "track_tab", "clear": True})
         await other.close()

@@ -6,6 +6,7 @@ It records every request it serves, so a test can assert that something did (or 
 from __future__ import annotations
 
 import asyncio
+import html
 from pathlib import Path
 
 from aiohttp import web
@@ -37,6 +38,9 @@ class FixtureSite:
         app.router.add_get("/pixel.png", self._pixel)
         app.router.add_get("/api/data", self._data)
         app.router.add_get("/slow", self._slow)
+        app.router.add_get("/submitted", self._submitted)
+        app.router.add_get("/table", self._table)
+        app.router.add_get("/bigtable", self._bigtable)
         app.router.add_get("/{name}.html", self._page)
         self._runner = web.AppRunner(app, access_log=None)
         await self._runner.setup()
@@ -73,3 +77,38 @@ class FixtureSite:
     async def _slow(self, request: web.Request) -> web.StreamResponse:
         await asyncio.sleep(float(request.query.get("s", "1")))
         return web.Response(text="<title>Slow</title><h1>Slow page</h1>", content_type="text/html")
+
+    async def _submitted(self, request: web.Request) -> web.StreamResponse:
+        """Echoes a submitted GET form: one <dd data-name=NAME> per field."""
+        rows = "".join(
+            f'<dt>{html.escape(k)}</dt><dd data-name="{html.escape(k)}">{html.escape(v)}</dd>'
+            for k, v in request.query.items()
+        )
+        body = f'<!doctype html><title>Submitted</title><h1>Submitted</h1><dl id="values">{rows}</dl>'
+        return web.Response(text=body, content_type="text/html")
+
+    async def _table(self, request: web.Request) -> web.StreamResponse:
+        """Three server-rendered pages of five rows; pages 1 and 2 link the next with a.next-page."""
+        page = int(request.query.get("page", "1"))
+        rows = "".join(
+            f'<tr class="row"><td class="n">{n}</td><td class="label">Row {n} of page {page}</td></tr>'
+            for n in range((page - 1) * 5 + 1, page * 5 + 1)
+        )
+        nav = f'<a class="next-page" href="/table?page={page + 1}">Next</a>' if page < 3 else ""
+        body = (
+            f"<!doctype html><title>Table page {page}</title><h1>Page {page}</h1>"
+            f'<table id="rows"><tbody>{rows}</tbody></table><nav>{nav}</nav>'
+        )
+        return web.Response(text=body, content_type="text/html")
+
+    async def _bigtable(self, request: web.Request) -> web.StreamResponse:
+        """`rows` rows (default 500) of five cells, for extraction timing."""
+        count = int(request.query.get("rows", "500"))
+        rows = "".join(
+            f'<tr class="r"><td class="id">{i}</td><td class="name">Person {i}</td>'
+            f'<td class="email"><a href="mailto:p{i}@example.com">p{i}@example.com</a></td>'
+            f'<td class="points">{i * 1237:,}</td><td class="status">{"active" if i % 3 else "away"}</td></tr>'
+            for i in range(1, count + 1)
+        )
+        body = f'<!doctype html><title>Big table</title><table id="big"><tbody>{rows}</tbody></table>'
+        return web.Response(text=body, content_type="text/html")

@@ -53,7 +53,7 @@ class ExtensionLink:
             "extension_version": hello["extension_version"],
             "extension_id": hello["extension_id"],
             "instance_id": hello["instance_id"],
-            "managed": "managed_nonce" in hello,
+            "managed": hello["auth"] == "managed",
             "active_url": self.page.get("url"),
         }
 

@@ -24,6 +24,9 @@ QUIET_ARGS = (
     "--no-first-run",
     "--no-default-browser-check",
     "--window-size=1280,900",
+    # The "started debugging this browser" bar would shrink the viewport under a click in progress;
+    # in the browser Tabpilot launched for itself it says nothing the person does not know.
+    "--silent-debugger-extension-api",
 )
 RELAUNCH_DELAYS_S = (1.0, 2.0, 5.0, 10.0, 30.0)
 

@@ -90,7 +90,7 @@ async def extract(
             out.warn(str(warning))
         rows = [r for r in page.get("rows") or [] if isinstance(r, dict)]
         for row in rows:
-            size = len(json.dumps(row, ensure_ascii=False, separators=(",", ":"))) + 1
+            size = len(json.dumps(row, ensure_ascii=False, separators=(",", ":")).encode()) + 1  # bytes, as the page
             if out.size + size > budget_bytes:
                 out.truncated = True
                 break

@@ -1,0 +1,84 @@
+// scrape.extract (one call into the page: content/extract.js) and scrape.next_page (click the
+// next-page control like dom.click, then wait for a navigation or for the rows to change).
+import { clickSelector } from "./actions.js";
+import { askPage } from "./content.js";
+import { budget, inPage, requireString } from "./waiting.js";
+
+export async function extract(tab, params, frameMs) {
+  const deadline = budget(params, frameMs);
+  const { selector, fields, redact, max_bytes: maxBytes } = params;
+  return inPage(tab.id, "scrape.extract", { selector, fields, redact, max_bytes: maxBytes }, deadline);
+}
+
+/** Listens for a cross-document navigation of the tab's top frame: `finished` resolves once it loaded. */
+function watchNavigation(tabId) {
+  let committed = false;
+  let settle = () => {};
+  const finished = new Promise((resolve) => {
+    settle = resolve;
+  });
+  const mine = (d) => d.tabId === tabId && d.frameId === 0;
+  const onCommitted = (d) => {
+    if (mine(d)) committed = true;
+  };
+  const onCompleted = (d) => {
+    if (mine(d) && committed) settle({ how: "navigated" });
+  };
+  const onError = (d) => {
+    if (mine(d) && committed) settle({ how: "navigated" });
+  };
+  chrome.webNavigation.onCommitted.addListener(onCommitted);
+  chrome.webNavigation.onCompleted.addListener(onCompleted);
+  chrome.webNavigation.onErrorOccurred.addListener(onError);
+  return {
+    finished,
+    get committed() {
+      return committed;
+    },
+    stop() {
+      chrome.webNavigation.onCommitted.removeListener(onCommitted);
+      chrome.webNavigation.onCompleted.removeListener(onCompleted);
+      chrome.webNavigation.onErrorOccurred.removeListener(onError);
+    },
+  };
+}
+
+function after(ms, value) {
+  return new Promise((resolve) => setTimeout(() => resolve(value()), ms));
+}
+
+/** After the click: `{how: "changed" | "same" | "gone", url}`, as the page shows it. */
+async function rowsChanged(tabId, rowsSelector, before, deadline) {
+  let reply;
+  try {
+    reply = await askPage(tabId, "scrape.changed", { rows_selector: rowsSelector, rows: before.rows, timeout_ms: deadline.left() });
+  } catch {
+    reply = undefined;
+  }
+  if (!reply?.data) return { how: "gone" }; // the document went away: a navigation decides
+  const { changed, url } = reply.data;
+  return { how: changed || url !== before.url ? "changed" : "same", url };
+}
+
+export async function nextPage(tab, params, frameMs) {
+  const deadline = budget(params, frameMs);
+  const nextSelector = requireString(params, "next_selector");
+  const rowsSelector = typeof params.rows_selector === "string" && params.rows_selector.trim() ? params.rows_selector : "";
+  const before = await inPage(tab.id, "scrape.probe", { next_selector: nextSelector, rows_selector: rowsSelector }, deadline);
+  if (before.next === "none") return { moved: false, reason: "no_next", url: before.url };
+  if (before.next === "disabled") return { moved: false, reason: "disabled", url: before.url };
+
+  const nav = watchNavigation(tab.id);
+  try {
+    await clickSelector(tab.id, nextSelector, deadline);
+    let seen = await Promise.race([nav.finished, rowsChanged(tab.id, rowsSelector, before, deadline)]);
+    if (seen.how === "gone") {
+      seen = await Promise.race([nav.finished, after(deadline.left(), () => ({ how: nav.committed ? "navigated" : "same" }))]);
+    }
+    const url = seen.url ?? (await chrome.tabs.get(tab.id)).url ?? "";
+    if (seen.how === "same") return { moved: false, reason: "no_change", url };
+    return { moved: true, url };
+  } finally {
+    nav.stop();
+  }
+}
