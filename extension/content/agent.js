@@ -28,22 +28,54 @@
   const clean = (s) => (s || "").replace(/\s+/g, " ").trim();
   const cut = (s, n) => (s.length > n ? s.slice(0, n) : s);
 
-  function isSensitive(el) {
-    try {
-      return el.matches(SENSITIVE) || !!el.closest("[data-sensitive], [data-private], .sensitive");
-    } catch {
-      return false;
+  const DEFAULT_REDACT = ["input[type=password]", "[data-sensitive]", "[data-private]", ".sensitive"];
+  const ALWAYS_REDACT = "input[type=password]";
+
+  /** What redaction needs, computed once per call: the redacted elements and their ancestors. */
+  function redaction(selectors) {
+    const list = Array.isArray(selectors) ? selectors.filter((s) => typeof s === "string" && s.trim()) : DEFAULT_REDACT;
+    const all = list.includes(ALWAYS_REDACT) ? list : [ALWAYS_REDACT, ...list];
+    const selector = all.join(", ");
+    const hits = queryAll(selector, "redact");
+    const marked = new Set(hits);
+    const holders = new Set();
+    for (const el of hits) {
+      for (let n = el.parentElement; n && !holders.has(n); n = n.parentElement) holders.add(n);
     }
+    return { selector, any: hits.length > 0, marked, holders };
   }
 
-  function textOf(el) {
-    if (isSensitive(el)) return REDACTED;
+  function isRedacted(el, red) {
+    for (let n = el; n; n = n.parentElement) if (red.marked.has(n)) return true;
+    return false;
+  }
+
+  /** Text of an element that contains redacted elements: those parts read as [REDACTED]. */
+  function textAround(el, red) {
+    let out = "";
+    const walk = (node) => {
+      for (let c = node.firstChild; c; c = c.nextSibling) {
+        if (c.nodeType === 3) out += c.data;
+        else if (c.nodeType === 1) {
+          if (red.marked.has(c)) out += ` ${REDACTED} `;
+          else if (red.holders.has(c)) walk(c);
+          else out += c.textContent;
+        }
+      }
+    };
+    walk(el);
+    return clean(out);
+  }
+
+  function textOf(el, red) {
+    if (red.any && isRedacted(el, red)) return REDACTED;
+    if (red.any && red.holders.has(el)) return cut(textAround(el, red), MAX_TEXT);
     return cut(clean(el.textContent), MAX_TEXT);
   }
 
-  function attributesOf(el) {
+  function attributesOf(el, red) {
     const out = {};
-    const sensitive = isSensitive(el);
+    const sensitive = red.any && isRedacted(el, red);
     for (const { name, value } of el.attributes) {
       out[name] = sensitive && name === "value" ? REDACTED : cut(value, MAX_TEXT);
     }
@@ -109,13 +141,13 @@
     return out;
   }
 
-  function childrenOf(el, depth) {
+  function childrenOf(el, depth, red) {
     if (depth <= 0) return undefined;
     return Array.from(el.children)
       .slice(0, MAX_CHILDREN)
       .map((child) => {
-        const node = { tag: child.localName, attributes: attributesOf(child), text: textOf(child) };
-        const kids = childrenOf(child, depth - 1);
+        const node = { tag: child.localName, attributes: attributesOf(child, red), text: textOf(child, red) };
+        const kids = childrenOf(child, depth - 1, red);
         if (kids && kids.length) node.children = kids;
         return node;
       });
@@ -123,6 +155,7 @@
 
   function domQuery(p) {
     const found = queryAll(p.selector);
+    const red = redaction(p.redact);
     const depth = Math.min(Number.isInteger(p.max_depth) ? p.max_depth : 3, MAX_DEPTH);
     const matches = Array.from(found)
       .slice(0, MAX_MATCHES)
@@ -130,13 +163,13 @@
         const m = {
           selector: cssPath(el),
           tag: el.localName,
-          attributes: attributesOf(el),
-          text: textOf(el),
+          attributes: attributesOf(el, red),
+          text: textOf(el, red),
           boundingBox: box(el),
           visible: visible(el),
         };
         if (p.include_styles) m.styles = stylesOf(el, p.properties);
-        if (p.include_children) m.children = childrenOf(el, depth) ?? [];
+        if (p.include_children) m.children = childrenOf(el, depth, red) ?? [];
         return m;
       });
     return { url: location.href, title: document.title, matches, matchCount: found.length, returnedCount: matches.length };
@@ -194,7 +227,7 @@
   // Called by the service worker through chrome.scripting.executeScript (same isolated world).
   globalThis.__tabpilot = {
     ops: OPS,
-    lib: { PageError, REDACTED, SENSITIVE, clean, cut, queryAll, parsed, visible },
+    lib: { PageError, REDACTED, SENSITIVE, clean, cut, queryAll, parsed, visible, redaction, isRedacted, textAround },
     async run(op, params) {
       const handler = OPS[op];
       if (!handler) return { error: { code: "not_supported", message: `The page agent has no '${op}'.` } };

@@ -4,10 +4,8 @@
 (() => {
   const tp = globalThis.__tabpilot;
   if (!tp?.ops || tp.ops["scrape.extract"]) return;
-  const { PageError, REDACTED, queryAll, parsed, visible } = tp.lib;
+  const { PageError, REDACTED, queryAll, parsed, visible, redaction, isRedacted, textAround } = tp.lib;
 
-  const DEFAULT_REDACT = ["input[type=password]", "[data-sensitive]", "[data-private]", ".sensitive"];
-  const ALWAYS_REDACT = "input[type=password]";
   const DEFAULT_MAX_BYTES = 1048576;
   const WS = /\s+/g;
   const NON_ASCII = /[^\x00-\x7f]/;
@@ -87,42 +85,6 @@
   }
 
   // -- reading elements -----------------------------------------------------------------------
-
-  /** What redaction needs, computed once per call: the redacted elements and their ancestors. */
-  function redaction(selectors) {
-    const list = Array.isArray(selectors) ? selectors.filter((s) => typeof s === "string" && s.trim()) : DEFAULT_REDACT;
-    const all = list.includes(ALWAYS_REDACT) ? list : [ALWAYS_REDACT, ...list];
-    const selector = all.join(", ");
-    const hits = queryAll(selector, "redact");
-    const marked = new Set(hits);
-    const holders = new Set();
-    for (const el of hits) {
-      for (let n = el.parentElement; n && !holders.has(n); n = n.parentElement) holders.add(n);
-    }
-    return { selector, any: hits.length > 0, marked, holders };
-  }
-
-  function isRedacted(el, red) {
-    for (let n = el; n; n = n.parentElement) if (red.marked.has(n)) return true;
-    return false;
-  }
-
-  /** Text of an element that contains redacted elements: those parts read as [REDACTED]. */
-  function textAround(el, red) {
-    let out = "";
-    const walk = (node) => {
-      for (let c = node.firstChild; c; c = c.nextSibling) {
-        if (c.nodeType === 3) out += c.data;
-        else if (c.nodeType === 1) {
-          if (red.marked.has(c)) out += ` ${REDACTED} `;
-          else if (red.holders.has(c)) walk(c);
-          else out += c.textContent;
-        }
-      }
-    };
-    walk(el);
-    return collapse(out);
-  }
 
   function readText(el, red) {
     if (red.any && isRedacted(el, red)) return REDACTED;

@@ -74,6 +74,10 @@ async def test_observe_dom_children_styles_visibility_and_redaction(mcp: StdioMc
     assert set(match["styles"]) == {"display", "color"}
     hidden = await mcp.ok("observe", {"what": "dom", "selector": "#secret-note"})
     assert hidden["matches"][0]["visible"] is False
+    account = await mcp.ok("observe", {"what": "dom", "selector": "#account", "include_children": True})
+    assert account["matches"][0]["text"] == "Account: [REDACTED] (card [REDACTED] )"
+    assert [c["text"] for c in account["matches"][0]["children"]] == ["[REDACTED]", "[REDACTED]"]
+    assert "SECRET-123" not in json.dumps(account) and "4111" not in json.dumps(account)
     password = await mcp.ok("observe", {"what": "dom", "selector": "input[type=password]"})
     assert password["matches"][0]["attributes"]["value"] == "[REDACTED]"
     assert "hunter2" not in json.dumps(password)

@@ -17,7 +17,7 @@ async def _page(ctx: CommandContext, p: dict[str, Any]) -> dict[str, Any]:
 
 
 async def _dom(ctx: CommandContext, p: dict[str, Any]) -> dict[str, Any]:
-    return await ctx.browser_request("dom.query", p)
+    return await ctx.browser_request("dom.query", {**p, "redact": list(ctx.engine.config.redact_selectors)})
 
 
 async def _tabs(ctx: CommandContext, p: dict[str, Any]) -> dict[str, Any]:
