@@ -23,7 +23,7 @@ from tabpilot.engine.events import ActivityEvent
 from tabpilot.engine.policy import ApprovalPolicy
 from tabpilot.engine.ports import ApprovalPort
 from tabpilot.paths import Paths
-from tabpilot.resources import extension_origin
+from tabpilot.resources import extension_origin, page_library
 from tabpilot.storage import statefile
 from tabpilot.storage.lock import InstanceLock
 from tabpilot.storage.settings import Settings
@@ -74,6 +74,7 @@ class App:
                 step_delay_ms=self.settings.step_delay_ms,
                 redact_selectors=tuple(self.settings.redact_selectors),
                 approval_wait_ms=self.settings.approval_wait_ms,
+                page_library=page_library,
             ),
             secrets=KeyringSecrets(),
             workflows=self.workflows,

@@ -3,6 +3,7 @@ user's own browser reconnects when it is started again."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import os
@@ -20,6 +21,7 @@ from tabpilot.browser.managed import QUIET_ARGS
 from tabpilot.engine.errors import TabpilotError
 from tabpilot.resources import extension_dir, extension_id
 from tests.conftest import AppFactory
+from tests.support.site import FixtureSite
 from tests.support.waiting import until
 
 pytestmark = [pytest.mark.e2e]
@@ -188,3 +190,38 @@ async def test_the_extension_obeys_no_program_that_cannot_prove_it_is_the_app(
 
 async def _shows(page: Any, selector: str, text: str) -> bool:
     return bool(await page.locator(selector).inner_text() == text)
+
+
+async def test_losing_the_extension_mid_workflow_keeps_the_data_of_completed_steps(make_app: AppFactory) -> None:
+    site = FixtureSite()
+    await site.start()
+    try:
+        app = await make_app(browser="managed", headless=True, pilot=True)
+        await until(lambda: app.link.connected, timeout=30, what="the managed browser to connect")
+        app.managed.relaunch = False  # type: ignore[union-attr]
+        page = await app.managed.context.new_page()  # type: ignore[union-attr]
+        await page.goto(site.url("/table?page=1"))
+        await page.bring_to_front()
+        steps = [
+            {"type": "extract", "selector": "#rows tr", "schema": {"n": "td.n | number"}},
+            {"type": "delay", "ms": 5000},
+            {"type": "extract", "selector": "#rows tr", "schema": {"n": "td.n | number"}},
+        ]
+        run = asyncio.create_task(
+            app.engine.call(
+                "interact", {"action": "scrape", "operation": "workflow", "steps": steps, "step_delay_ms": 0}
+            )
+        )
+        await until(
+            lambda: any(j.steps_completed >= 1 for j in app.engine.jobs.running()), timeout=15, what="step 1 done"
+        )
+        [pid] = browser_pids(app.paths.browser_profile)
+        os.kill(pid, signal.SIGKILL)
+        with pytest.raises(TabpilotError) as err:
+            await run
+        assert err.value.code == "extension_not_connected"
+        assert err.value.details["data"] == [{"n": n} for n in range(1, 6)]
+        assert err.value.details["steps_completed"] == 2  # the extract, and the delay (which needs no browser)
+        assert err.value.details["failed_step"] == "2"
+    finally:
+        await site.stop()

@@ -41,6 +41,10 @@ class FixtureSite:
         app.router.add_get("/submitted", self._submitted)
         app.router.add_get("/table", self._table)
         app.router.add_get("/bigtable", self._bigtable)
+        app.router.add_get("/protected", self._protected)
+        app.router.add_get("/account", self._account)
+        app.router.add_get("/login", self._login_form)
+        app.router.add_post("/session", self._session)
         app.router.add_get("/{name}.html", self._page)
         self._runner = web.AppRunner(app, access_log=None)
         await self._runner.setup()
@@ -98,6 +102,53 @@ class FixtureSite:
         body = (
             f"<!doctype html><title>Table page {page}</title><h1>Page {page}</h1>"
             f'<table id="rows"><tbody>{rows}</tbody></table><nav>{nav}</nav>'
+        )
+        return web.Response(text=body, content_type="text/html")
+
+    # -- a small site behind a login ------------------------------------------------------------------
+
+    USERS = {"alice": "correct horse battery staple"}
+
+    def _signed_in(self, request: web.Request) -> str | None:
+        user = request.cookies.get("session", "")
+        return user if user in self.USERS else None
+
+    async def _protected(self, request: web.Request) -> web.StreamResponse:
+        if self._signed_in(request) is None:
+            raise web.HTTPFound(f"/login?next={request.path}")
+        return web.Response(text="<title>Protected</title><h1>Members only</h1>", content_type="text/html")
+
+    async def _login_form(self, request: web.Request) -> web.StreamResponse:
+        nxt = html.escape(request.query.get("next", "/account"))
+        body = (
+            "<!doctype html><title>Sign in</title><h1>Sign in</h1>"
+            f'<form id="login" method="post" action="/session"><input type="hidden" name="next" value="{nxt}">'
+            '<input id="user" name="user"><input id="password" name="password" type="password">'
+            '<button id="go" type="submit">Sign in</button></form>'
+        )
+        return web.Response(text=body, content_type="text/html")
+
+    async def _session(self, request: web.Request) -> web.StreamResponse:
+        form = await request.post()
+        user, password = str(form.get("user", "")), str(form.get("password", ""))
+        if self.USERS.get(user) != password:
+            return web.Response(
+                text="<title>Wrong</title><h1>Wrong password</h1>", content_type="text/html", status=403
+            )
+        response = web.HTTPFound(str(form.get("next") or "/account"))
+        response.set_cookie("session", user, httponly=True)
+        raise response
+
+    async def _account(self, request: web.Request) -> web.StreamResponse:
+        user = self._signed_in(request)
+        if user is None:
+            raise web.HTTPFound("/login?next=/account")
+        orders = "".join(
+            f'<tr class="order"><td class="id">A-{n}</td><td class="total">${n * 10:,}.50</td></tr>' for n in (101, 102)
+        )
+        body = (
+            f'<!doctype html><title>Account</title><h1 id="hello">Welcome, {html.escape(user)}</h1>'
+            f'<table id="orders"><tbody>{orders}</tbody></table>'
         )
         return web.Response(text=body, content_type="text/html")
 
