@@ -11,12 +11,12 @@ from tabpilot.engine.params import Param
 
 TOOL_PURPOSE = {
     "observe": "Read the user's browser; never changes the page; works with AI Web Pilot off.",
-    "interact": "Act in the user's browser. Needs AI Web Pilot ON (only the user can switch it on); "
-    "page-changing steps may wait for the user's approval.",
+    "interact": "Act in the user's browser. Needs AI Web Pilot ON (a switch only the user has); "
+    "page changes may wait for the user's approval.",
     "configure": "Session settings.",
     "generate": "Artifacts from the page.",
 }
-LONG_RUNNING_NOTE = "A slow call answers {status, correlation_id}: poll observe command_result."
+LONG_RUNNING_NOTE = "Slow calls answer {status, correlation_id}; poll observe command_result."
 
 
 def annotations_for(tool: str, commands: list[Command]) -> types.ToolAnnotations:
@@ -26,8 +26,8 @@ def annotations_for(tool: str, commands: list[Command]) -> types.ToolAnnotations
     return types.ToolAnnotations(
         read_only_hint=read_only,
         destructive_hint="mutate" in kinds,
-        idempotent_hint=read_only,
-        open_world_hint=bool(kinds & {"navigate", "mutate"}),
+        idempotent_hint=True if read_only else None,
+        open_world_hint=True if kinds & {"navigate", "mutate"} else None,
     )
 
 
@@ -53,13 +53,13 @@ def _merged(params: list[tuple[str, Param]], all_modes: int) -> dict[str, Any]:
         merged.pop("enum", None)
     else:
         merged["enum"] = list(dict.fromkeys(v for e in enums if e for v in e))
-    docs = {p.doc for _, p in params}
-    modes = [m for m, _ in params]
-    if len(docs) == 1:
-        doc = params[0][1].doc
-        merged["description"] = doc if len(modes) == all_modes else f"[{','.join(modes)}] {doc}"
+    by_doc: dict[str, list[str]] = {}
+    for mode, param in params:
+        by_doc.setdefault(param.doc, []).append(mode)
+    if len(by_doc) == 1 and len(params) == all_modes:
+        merged["description"] = params[0][1].doc
     else:
-        merged["description"] = "; ".join(f"[{m}] {p.doc}" for m, p in params)
+        merged["description"] = "; ".join(f"[{','.join(modes)}] {doc}" for doc, modes in by_doc.items())
     return merged
 
 

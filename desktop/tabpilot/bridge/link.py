@@ -53,7 +53,7 @@ class ExtensionLink:
             "extension_version": hello["extension_version"],
             "extension_id": hello["extension_id"],
             "instance_id": hello["instance_id"],
-            "managed": hello["auth"] == "managed",
+            "managed": hello.get("auth") == "managed",
             "active_url": self.page.get("url"),
         }
 

@@ -56,7 +56,7 @@ COMMANDS = [
         "generate",
         "screenshot",
         "read",
-        "PNG/JPEG of the viewport or full_page",
+        "PNG/JPEG of viewport or full_page",
         _screenshot,
         params=(
             Param("format", "string", "png or jpeg", default="png", enum=("png", "jpeg")),
@@ -69,7 +69,7 @@ COMMANDS = [
         "generate",
         "playwright_script",
         "read",
-        "a saved workflow as a runnable Playwright (Python) script",
+        "a saved workflow as a Playwright Python script",
         _playwright_script,
         params=(Param("workflow_id", "string", "a saved workflow's id", required=True),),
     ),

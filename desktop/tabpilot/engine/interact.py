@@ -9,6 +9,7 @@ from tabpilot.engine.commands import Command
 from tabpilot.engine.context import CommandContext
 from tabpilot.engine.errors import TabpilotError
 from tabpilot.engine.params import Param
+from tabpilot.engine.workflows import resolve, scrub
 
 NAVIGABLE_SCHEMES = ("http", "https")
 TIMEOUT_MARGIN_S = 2.0
@@ -37,19 +38,40 @@ async def _execute_js(ctx: CommandContext, p: dict[str, Any]) -> dict[str, Any]:
     return await ctx.browser_request("js.execute", p, timeout_s=p["timeout_ms"] / 1000 + TIMEOUT_MARGIN_S)
 
 
+ELEMENT_TIMEOUT = Param("timeout_ms", "integer", "default 10000", default=10_000, minimum=100, maximum=120_000)
+SELECTOR = Param("selector", "string", "CSS selector (first match)", required=True)
+
+
+def _with_secrets(ctx: CommandContext, p: dict[str, Any], key: str) -> tuple[dict[str, Any], dict[str, str]]:
+    """`{{secret:NAME}}` in a typed value comes from the OS keyring; results never carry it."""
+    [step], secrets = resolve([{key: p[key]}], {}, ctx.engine.secrets.get)
+    return {**p, key: step[key]}, secrets
+
+
+def _action(op: str, value_key: str | None = None) -> Any:
+    async def run(ctx: CommandContext, p: dict[str, Any]) -> dict[str, Any]:
+        secrets: dict[str, str] = {}
+        if value_key is not None:
+            p, secrets = _with_secrets(ctx, p, value_key)
+        result = await ctx.browser_request(op, p, timeout_s=p.get("timeout_ms", 10_000) / 1000 + TIMEOUT_MARGIN_S)
+        return dict(scrub(result, secrets))
+
+    return run
+
+
 COMMANDS = [
     Command(
         "interact",
         "navigate",
         "navigate",
-        "load url and wait for it",
+        "load url, wait for it",
         _navigate,
         params=(
-            Param("url", "string", "absolute http(s) URL", required=True),
+            Param("url", "string", "http(s) URL", required=True),
             Param(
                 "wait_until",
                 "string",
-                "load state to wait for",
+                "default load",
                 default="load",
                 enum=("load", "domcontentloaded", "networkidle"),
             ),
@@ -62,14 +84,95 @@ COMMANDS = [
         "interact",
         "execute_js",
         "mutate",
-        "run JS in the page: expression or function body (return); await works",
+        "JS: expression or function body (return); await ok",
         _execute_js,
         params=(
-            Param("script", "string", "expression, or function body using return", required=True),
+            Param("script", "string", "JS source", required=True),
             Param("timeout_ms", "integer", "default 5000", default=5_000, minimum=50, maximum=120_000),
         ),
         pilot_gated=True,
         capability="execute_js",
+        targets_tab=True,
+    ),
+    Command(
+        "interact",
+        "click",
+        "mutate",
+        "click (trusted events; waits until clickable)",
+        _action("dom.click"),
+        params=(SELECTOR, ELEMENT_TIMEOUT),
+        pilot_gated=True,
+        capability="page_actions",
+        targets_tab=True,
+    ),
+    Command(
+        "interact",
+        "fill",
+        "mutate",
+        "set an input's value",
+        _action("dom.fill", "value"),
+        params=(
+            SELECTOR,
+            Param("value", "string", "text; {{secret:NAME}} from the keyring", required=True),
+            ELEMENT_TIMEOUT,
+        ),
+        pilot_gated=True,
+        capability="page_actions",
+        targets_tab=True,
+    ),
+    Command(
+        "interact",
+        "type",
+        "mutate",
+        "type with key events",
+        _action("dom.type", "text"),
+        params=(
+            SELECTOR,
+            Param("text", "string", "text; {{secret:NAME}} from the keyring", required=True),
+            ELEMENT_TIMEOUT,
+        ),
+        pilot_gated=True,
+        capability="page_actions",
+        targets_tab=True,
+    ),
+    Command(
+        "interact",
+        "press",
+        "mutate",
+        "key into selector or the focused element",
+        _action("dom.press"),
+        params=(
+            Param("key", "string", "e.g. Enter, Tab, Control+A", required=True),
+            Param("selector", "string", "CSS selector (first match)"),
+            ELEMENT_TIMEOUT,
+        ),
+        pilot_gated=True,
+        capability="page_actions",
+        targets_tab=True,
+    ),
+    Command(
+        "interact",
+        "select",
+        "mutate",
+        "<select> option by value or label",
+        _action("dom.select"),
+        params=(
+            SELECTOR,
+            Param("value", "string", "text; {{secret:NAME}} from the keyring", required=True),
+            ELEMENT_TIMEOUT,
+        ),
+        pilot_gated=True,
+        capability="page_actions",
+        targets_tab=True,
+    ),
+    Command(
+        "interact",
+        "scroll",
+        "navigate",
+        "element into view, or page to bottom",
+        _action("dom.scroll"),
+        params=(Param("selector", "string", "CSS selector (first match)"), ELEMENT_TIMEOUT),
+        pilot_gated=True,
         targets_tab=True,
     ),
 ]

@@ -59,7 +59,7 @@ COMMANDS = [
         "observe",
         "dom",
         "read",
-        "elements matching selector (≤50): text, attributes, box, visibility",
+        "elements matching selector (≤50)",
         _dom,
         params=(
             Param("selector", "string", "CSS selector", required=True),
@@ -71,12 +71,12 @@ COMMANDS = [
         targets_tab=True,
     ),
     Command("observe", "tabs", "read", "open tabs", _tabs),
-    Command("observe", "pilot", "read", "AI Web Pilot state and browser link", _pilot),
+    Command("observe", "pilot", "read", "AI Web Pilot state, browser link", _pilot),
     Command(
         "observe",
         "command_result",
         "read",
-        "progress or final result of a command",
+        "progress or final result",
         _command_result,
         params=(Param("correlation_id", "string", "from a slow call's answer", required=True),),
     ),

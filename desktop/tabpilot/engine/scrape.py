@@ -40,24 +40,24 @@ KEEPS_PARTIAL = ("navigation_redirect", "tab_closed", "extension_not_connected")
 """Failures that keep the rows of completed steps even under on_failure:abort (seed 000's edge cases)."""
 
 PARAMS = (
-    Param("operation", "string", "extract | workflow | replay", required=True, enum=OPERATIONS),
-    Param("selector", "string", "rows selector (extract)"),
-    Param("schema", "object", "{field: 'css | text|html|attr:N|number|boolean'} or JSON Schema with x-selector"),
+    Param("operation", "string", "extract|workflow|replay", required=True, enum=OPERATIONS),
+    Param("selector", "string", "CSS selector (first match)"),
+    Param("schema", "object", "{field:'css | text|html|attr:N|number|boolean'} or JSON Schema (x-selector)"),
     Param("options", "object", "{wait_for, timeout_ms, paginate:{next_selector, max_pages, delay_ms}}"),
     Param("name", "string", "workflow name"),
     Param(
         "steps",
         "array",
-        "workflow steps {type: navigate|wait|click|fill|type|press|select|scroll|delay|extract|if_exists}",
+        "[{type:navigate|wait|click|fill|type|press|select|scroll|delay|extract|if_exists,...}]",
     ),
     Param("error_recovery", "object", "{on_timeout: retry_step|skip|abort, max_retries, on_failure}"),
-    Param("record", "boolean", "save as workflows/<id>.json", default=False),
-    Param("params", "object", "values for {{name}} in steps"),
-    Param("workflow_id", "string", "saved workflow (replay)"),
-    Param("override_params", "object", "replay: {'steps[0].url': ..., 'params.NAME': ...}"),
+    Param("record", "boolean", "save it", default=False),
+    Param("params", "object", "values for {{name}}"),
+    Param("workflow_id", "string", "a saved workflow's id"),
+    Param("override_params", "object", "{'steps[0].url':..,'params.N':..}"),
     Param("allow_domain_change", "boolean", "replay on another site", default=False),
-    Param("step_delay_ms", "integer", "pause between steps (default 500)", minimum=0, maximum=60_000),
-    Param("wait_ms", "integer", "answer {status:'running'} after this (default 30000)", minimum=0, maximum=600_000),
+    Param("step_delay_ms", "integer", "default 500", minimum=0, maximum=60_000),
+    Param("wait_ms", "integer", "answer 'running' after (default 30000)", minimum=0, maximum=600_000),
 )
 
 
@@ -409,7 +409,7 @@ COMMANDS = [
         "interact",
         "scrape",
         "navigate",
-        "structured data in one call: operation extract | workflow (record:true saves it) | replay",
+        "typed rows in one call",
         _scrape,
         params=PARAMS,
         pilot_gated=True,

@@ -87,9 +87,9 @@ COMMANDS = [
         "observe",
         "workflows",
         "read",
-        "saved workflows (id, name, origin, steps, last run); with workflow_id: one, with its last runs",
+        "saved workflows; with workflow_id: one and its last runs",
         _observe,
-        params=(Param("workflow_id", "string", "one workflow, with its definition and last 10 runs"),),
+        params=(Param("workflow_id", "string", "one, with its last 10 runs"),),
     ),
     Command(
         "configure",
@@ -103,7 +103,7 @@ COMMANDS = [
         "configure",
         "import_workflow",
         "read",
-        "validate and save a workflow JSON",
+        "validate and save a workflow",
         _import,
         params=(
             Param("workflow", "object", "{workflow_id, name, steps, ...}", required=True),

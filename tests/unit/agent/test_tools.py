@@ -65,7 +65,7 @@ def test_annotations_follow_the_command_kinds(tools: dict[str, types.Tool]) -> N
     interact = tools["interact"].annotations
     assert observe is not None and interact is not None
     assert observe.read_only_hint is True and observe.destructive_hint is False
-    assert observe.open_world_hint is False
+    assert not observe.open_world_hint  # left unset: reads stay in the browser
     assert interact.read_only_hint is False and interact.destructive_hint is True
     assert interact.open_world_hint is True
     configure = tools["configure"].annotations

@@ -218,7 +218,7 @@ def test_info_describes_the_connected_browser(link: ExtensionLink) -> None:
         "managed": False,
         "active_url": None,
     }
-    link.attach(FakeSocket(), {**HELLO, "managed_nonce": "n"})
+    link.attach(FakeSocket(), {**HELLO, "auth": "managed"})
     assert link.info()["managed"] is True
 
 

@@ -25,6 +25,7 @@ async def test_dom_sends_the_capped_depth(engine: Engine, browser: FakeBrowser) 
         "include_styles": False,
         "include_children": True,
         "max_depth": 5,
+        "redact": ["input[type=password]", "[data-sensitive]", "[data-private]", ".sensitive"],
     }
 
 
