@@ -22,6 +22,7 @@ from tabpilot.engine.errors import TabpilotError, new_log_ref
 from tabpilot.engine.events import ActivityEvent
 from tabpilot.engine.policy import ApprovalPolicy
 from tabpilot.engine.ports import ApprovalPort
+from tabpilot.engine.workflows import placeholders
 from tabpilot.paths import Paths
 from tabpilot.resources import extension_origin, page_library
 from tabpilot.storage import statefile
@@ -29,7 +30,8 @@ from tabpilot.storage.lock import InstanceLock
 from tabpilot.storage.settings import Settings
 from tabpilot.storage.workflow_store import DiskWorkflowStore
 from tabpilot.vault import keyring_store
-from tabpilot.vault.keyring_store import KeyringPairings, KeyringRules, KeyringSecrets
+from tabpilot.vault.keyring_store import KeyringDocument, KeyringPairings, KeyringRules
+from tabpilot.vault.secrets import SecretsVault
 
 if TYPE_CHECKING:
     from tabpilot.agent.server import McpEndpoint
@@ -63,6 +65,7 @@ class App:
         self.settings = Settings.load(paths.config_file)
         self.link = ExtensionLink()
         self.workflows = DiskWorkflowStore(paths.workflows_dir, paths.runs_dir)
+        self.secrets = SecretsVault()
         self.human_approvals = approvals
         self.policy = ApprovalPolicy(approvals, KeyringRules(paths.keyring_account))
         self.pairings = PairingBook(KeyringPairings(paths.keyring_account))
@@ -76,12 +79,12 @@ class App:
                 approval_wait_ms=self.settings.approval_wait_ms,
                 page_library=page_library,
             ),
-            secrets=KeyringSecrets(),
+            secrets=self.secrets,
             workflows=self.workflows,
         )
         pilot = self.engine.pilot
-        pilot.capabilities.update(self.settings.capabilities)
         pilot.ai_web_pilot = bool(options.pilot)
+        self._capabilities = KeyringDocument("capabilities", paths.keyring_account)
         self.token = ""
         self.bridge: BridgeServer | None = None
         self.mcp: McpEndpoint | None = None
@@ -114,6 +117,11 @@ class App:
             self.engine.pilot.ai_web_pilot = await asyncio.to_thread(
                 keyring_store.remembered_pilot, self.paths.keyring_account
             )
+        remembered = await asyncio.to_thread(self._capabilities.read)
+        if isinstance(remembered, dict):
+            for name, on in remembered.items():
+                if name in self.engine.pilot.capabilities and isinstance(on, bool):
+                    self.engine.pilot.capabilities[name] = on
         hooks = BridgeHooks(
             api_call=self.api_call,
             status=self.status,
@@ -257,6 +265,60 @@ class App:
         log.info("AI Web Pilot turned %s by the user", "ON" if on else "off")
         if remember:
             keyring_store.remember_pilot(self.paths.keyring_account, on)
+
+    def set_capability(self, name: str, on: bool) -> None:
+        """A tray toggle (execute_js, page actions, scrape, state snapshots, capture); kept in the keyring."""
+        self.engine.pilot.set_capability(name, on)
+        self._capabilities.write(dict(self.engine.pilot.capabilities))
+        log.info("capability %s turned %s by the user", name, "on" if on else "off")
+
+    async def run_workflow(self, workflow_id: str, params: dict[str, str] | None = None) -> dict[str, Any]:
+        """A saved workflow the person starts from the tray: no prompts (they are acting), domain lock kept."""
+        args: dict[str, Any] = {"action": "scrape", "operation": "replay", "workflow_id": workflow_id}
+        if params:
+            args["params"] = params
+        return await self.engine.call("interact", args, agent="you (tray)", approved=True)
+
+    def secret_usage(self) -> dict[str, list[str]]:
+        """Which saved workflows refer to each secret name."""
+        usage: dict[str, list[str]] = {}
+        for entry in self.workflows.entries():
+            if entry.workflow is not None:
+                for name in sorted(placeholders(entry.workflow.steps)[1]):
+                    usage.setdefault(name, []).append(entry.workflow_id)
+        return usage
+
+    def apply_settings(self, settings: Settings) -> list[str]:
+        """Save new settings and use what can change at once; returns the ones that need a restart."""
+        before = self.settings
+        settings.save(self.paths.config_file)
+        self.settings = settings
+        self.engine.config.step_delay_ms = settings.step_delay_ms
+        self.engine.config.redact_selectors = tuple(settings.redact_selectors)
+        self.engine.config.approval_wait_ms = self.engine.approval_wait_ms = settings.approval_wait_ms
+        restart = [
+            name
+            for name in ("port", "browser_executable", "managed_headless")
+            if getattr(before, name) != getattr(settings, name)
+        ]
+        log.info("settings changed%s", f" (after a restart: {', '.join(restart)})" if restart else "")
+        return restart
+
+    def rotate_token(self) -> None:
+        """A new bridge token: clients holding the old one (tabpilot mcp sessions) must reconnect."""
+        self.token = keyring_store.rotate_token(self.paths.keyring_account)
+        if self.bridge is not None:
+            self.bridge.set_token(self.token)
+        log.warning("the bridge token was rotated; running `tabpilot mcp` sessions must restart")
+
+    async def crop(self, tab_id: int | None, selector: str | None) -> dict[str, Any] | None:
+        """A picture of the element an approval is about (no change to the page); None when unavailable."""
+        if not self.link.connected or not selector:
+            return None
+        try:
+            return await self.link.request("tab.crop", {"tab_id": tab_id, "selector": selector}, timeout_s=3)
+        except TabpilotError:
+            return None
 
     def offer_pairing_code(self) -> dict[str, Any]:
         """A one-time code a person types into the extension's popup to pair their browser."""

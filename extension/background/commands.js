@@ -1,6 +1,7 @@
 // The allow-list of operations the app may ask for. Anything else is refused.
 import { click, press, type } from "./actions.js";
 import * as cdp from "./cdp.js";
+import { crop } from "./crop.js";
 import { toContent } from "./content.js";
 import { executeJs } from "./execute.js";
 import { navigate } from "./navigate.js";
@@ -66,6 +67,7 @@ export const OPS = {
     return executeJs(tab, p);
   },
   "tab.screenshot": async (p) => screenshot(await targetTab(p), p),
+  "tab.crop": async (p) => crop(await targetTab(p), p),
   "tabs.resolve": resolveTab,
   "dom.count": elementOp("dom.count", (p) => ({ selector: requireString(p, "selector") })),
   "dom.wait": onPage(waitForState),

@@ -27,6 +27,7 @@ OPS: tuple[str, ...] = (
     "tab.navigate",
     "js.execute",
     "tab.screenshot",
+    "tab.crop",
     "dom.count",
     "dom.wait",
     "dom.click",

@@ -97,12 +97,13 @@ class Engine:
     ) -> dict[str, Any]:
         """Run a tool call and return its result object; raises TabpilotError with a contract code.
 
-        `approved` is for runs a person starts in the UI (they are the one acting): no prompt. Agents'
-        paths (MCP, HTTP) never set it.
+        `approved` is for runs a person starts in the UI (they are the one acting): no pilot gate and no
+        prompt; a replay's domain lock still holds. Agents' paths (MCP, HTTP) never set it.
         """
         self.last_call = self.clock.monotonic()
         command, params = self.registry.resolve(tool, args)
-        self._gate(command)
+        if not approved:
+            self._gate(command)
         background = bool(params.pop("background", False))
         wait_ms = params.pop(command.wait_param, None) if command.wait_param else None
         job = self.jobs.create(command.tool, command.mode, self.clock.monotonic())
@@ -176,6 +177,7 @@ class Engine:
             if scope is not None and not approved:
                 await self._approve(job, command, _shown_in_full(params), agent, scope, params.get("tab_id"))
                 self._gate(command)  # the user may have switched the pilot off while the prompt waited
+            job.progress_listeners.append(self._progress_events(started, job))
             job.set_status("running")
             result = await command.handler(CommandContext(self, job, agent), params)
             job.finish(result)
@@ -214,6 +216,24 @@ class Engine:
                     steps_total=job.steps_total,
                 )
             )
+
+    def _progress_events(self, started: ActivityEvent, job: Job) -> ProgressCallback:
+        """Steps of a long command as activity events (progress bars in the activity window)."""
+
+        def emit(completed: int, total: int | None, message: str) -> None:
+            self.activity.emit(
+                replace(
+                    started,
+                    phase="progress",
+                    time=self.clock.time(),
+                    steps_completed=completed,
+                    steps_total=total,
+                    duration_ms=round((self.clock.monotonic() - job.started) * 1000, 1),
+                    target=message or started.target,
+                )
+            )
+
+        return emit
 
     def _approval_scope(self, command: Command, params: dict[str, Any]) -> ApprovalScope | None:
         if command.approval_steps is not None:

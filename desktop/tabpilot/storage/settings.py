@@ -1,5 +1,5 @@
 """The user's settings (config.json): what the human chose in the tray. Never holds secrets, and never
-the AI Web Pilot switch (that lives in the keyring: no file may turn it on)."""
+the AI Web Pilot switch or the capability toggles (those live in the keyring: no file may turn them on)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,6 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from tabpilot.engine.pilot import CAPABILITY_DEFAULTS
 from tabpilot.storage.atomic import write_atomic
 
 log = logging.getLogger("tabpilot.settings")
@@ -19,7 +18,6 @@ DEFAULT_PORT = 47615
 
 @dataclass
 class Settings:
-    capabilities: dict[str, bool] = field(default_factory=lambda: dict(CAPABILITY_DEFAULTS))
     port: int = DEFAULT_PORT
     browser_executable: str = ""
     managed_headless: bool = False
@@ -55,10 +53,6 @@ class Settings:
                 values[name] = value
         settings = cls(**values)
         settings._bound()
-        settings.capabilities = {
-            **CAPABILITY_DEFAULTS,
-            **{k: v for k, v in settings.capabilities.items() if k in CAPABILITY_DEFAULTS and isinstance(v, bool)},
-        }
         return settings
 
     def _bound(self) -> None:

@@ -44,6 +44,15 @@ def get_token(account: str) -> str | None:
         raise KeyringUnavailable(f"The OS keyring could not be read: {exc}") from exc
 
 
+def rotate_token(account: str) -> str:
+    token = secrets.token_urlsafe(32)
+    try:
+        keyring.set_password(TOKENS_SERVICE, account, token)
+    except keyring.errors.KeyringError as exc:
+        raise KeyringUnavailable(f"The OS keyring refused to store the token: {exc}") from exc
+    return token
+
+
 def get_or_create_token(account: str) -> str:
     token = get_token(account)
     if token:
@@ -75,17 +84,6 @@ def remember_pilot(account: str, on: bool) -> None:
                 keyring.delete_password(TOKENS_SERVICE, f"pilot:{account}")
     except keyring.errors.KeyringError:
         log.warning("could not remember the AI Web Pilot choice in the OS keyring")
-
-
-class KeyringSecrets:
-    """SecretStore for `{{secret:NAME}}` references."""
-
-    def get(self, name: str) -> str | None:
-        try:
-            return keyring.get_password(SECRETS_SERVICE, name)
-        except keyring.errors.KeyringError:
-            log.warning("could not read secret %s from the OS keyring", name)
-            return None
 
 
 class KeyringDocument:

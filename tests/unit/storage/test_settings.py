@@ -10,7 +10,6 @@ from typing import Any
 
 import pytest
 
-from tabpilot.engine.pilot import CAPABILITY_DEFAULTS
 from tabpilot.storage.settings import DEFAULT_PORT, Settings
 
 
@@ -58,7 +57,7 @@ def test_unknown_keys_are_ignored(path: Path) -> None:
         ("step_delay_ms", False),
         ("approval_wait_ms", [20000]),
         ("browser_executable", 5),
-        ("capabilities", ["execute_js"]),
+        ("redact_selectors", "input"),
     ],
 )
 def test_wrong_types_fall_back_to_the_default(path: Path, key: str, value: Any) -> None:
@@ -68,14 +67,14 @@ def test_wrong_types_fall_back_to_the_default(path: Path, key: str, value: Any) 
     assert settings.managed_headless is True  # the good values beside it are kept
 
 
-def test_capabilities_keep_known_booleans_and_fill_in_the_rest(path: Path) -> None:
-    settings = load_json(path, {"capabilities": {"execute_js": False, "scrape": "no", "teleport": True}})
-    assert settings.capabilities == {**CAPABILITY_DEFAULTS, "execute_js": False}
+def test_capability_toggles_are_not_settings(path: Path) -> None:
+    """Like the pilot, the capability toggles live in the keyring: a file edit cannot turn one on."""
+    settings = load_json(path, {"capabilities": {"capture_network_bodies": True}})
+    assert not hasattr(settings, "capabilities")
 
 
 def test_save_then_load_round_trips(path: Path) -> None:
     settings = Settings(
-        capabilities={**CAPABILITY_DEFAULTS, "scrape": False},
         port=50123,
         browser_executable="/usr/bin/chromium",
         managed_headless=True,
