@@ -203,7 +203,7 @@ class Engine:
             )
             outcome, error = "error", "internal"
         finally:
-            self.jobs.finished(job)
+            self.jobs.finished(job, self.clock.monotonic())
             self.activity.emit(
                 replace(
                     started,

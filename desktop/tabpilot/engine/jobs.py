@@ -32,6 +32,7 @@ class Job:
     error: TabpilotError | None = None
     partial: dict[str, Any] | None = None
     started: float = 0.0
+    ended: float | None = None
     changed: asyncio.Event = field(default_factory=asyncio.Event, repr=False)
     progress_listeners: list[ProgressCallback] = field(default_factory=list, repr=False)
     task: asyncio.Task[None] | None = field(default=None, repr=False)
@@ -79,12 +80,18 @@ class Job:
             await asyncio.wait_for(event.wait(), within_s)
 
 
-class JobTable:
-    """Running jobs plus the most recent finished ones (bounded), looked up by correlation id."""
+KEEP_FINISHED = 200
+KEEP_FOR_S = 15 * 60
 
-    def __init__(self, keep_finished: int = 500) -> None:
+
+class JobTable:
+    """Running jobs plus recent finished ones, looked up by correlation id. Finished results are kept
+    for 15 minutes and at most the last 200 (a scrape result can be a megabyte)."""
+
+    def __init__(self, keep_finished: int = KEEP_FINISHED, keep_for_s: float = KEEP_FOR_S) -> None:
         self._jobs: OrderedDict[str, Job] = OrderedDict()
         self._keep = keep_finished
+        self._keep_for_s = keep_for_s
 
     def create(self, tool: str, mode: str, started: float) -> Job:
         job = Job(new_correlation_id(), tool, mode, started=started)
@@ -98,13 +105,17 @@ class JobTable:
     def running(self) -> list[Job]:
         return [j for j in self._jobs.values() if not j.done]
 
-    def finished(self, job: Job) -> None:
+    def finished(self, job: Job, now: float) -> None:
         """Move a job that just ended to the young end, so that trimming keeps the newest results."""
+        job.ended = now
         if job.correlation_id in self._jobs:
             self._jobs.move_to_end(job.correlation_id)
-        self._trim()
+        self._trim(now)
 
-    def _trim(self) -> None:
+    def _trim(self, now: float | None = None) -> None:
         finished = [cid for cid, j in self._jobs.items() if j.done]
-        for cid in finished[: max(0, len(finished) - self._keep)]:
-            del self._jobs[cid]
+        stale = finished[: max(0, len(finished) - self._keep)]
+        if now is not None:
+            stale += [cid for cid in finished if (self._jobs[cid].ended or now) < now - self._keep_for_s]
+        for cid in stale:
+            self._jobs.pop(cid, None)

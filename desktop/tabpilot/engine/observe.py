@@ -39,8 +39,8 @@ async def _command_result(ctx: CommandContext, p: dict[str, Any]) -> dict[str, A
     if job is None:
         raise TabpilotError(
             "invalid_params",
-            f"No command has correlation_id '{p['correlation_id']}' (finished results are kept for the "
-            "last 500 commands).",
+            f"No command has correlation_id '{p['correlation_id']}' (results are kept 15 minutes, the "
+            "last 200 commands).",
             param="correlation_id",
         )
     return ctx.engine.outcome(job)

@@ -70,3 +70,17 @@ def test_finished_jobs_are_kept_up_to_a_bound_running_ones_always() -> None:
     assert table.get(running.correlation_id) is running
     assert table.running() == [running]
     assert table.get("corr-unknown") is None
+
+
+def test_finished_results_are_dropped_after_their_time_and_beyond_the_count() -> None:
+    table = JobTable(keep_finished=3, keep_for_s=60)
+    jobs = [table.create("observe", "page", started=0) for _ in range(5)]
+    for i, job in enumerate(jobs):
+        job.finish({"n": i})
+        table.finished(job, now=float(i))
+    assert [table.get(j.correlation_id) is not None for j in jobs] == [False, False, True, True, True]
+    late = table.create("observe", "page", started=100)
+    late.finish({})
+    table.finished(late, now=100.0)  # the others ended more than 60 s before
+    assert [table.get(j.correlation_id) is not None for j in jobs] == [False] * 5
+    assert table.get(late.correlation_id) is late
