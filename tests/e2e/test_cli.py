@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import json
+import re
 from pathlib import Path
 
 import pytest
@@ -45,6 +47,19 @@ async def test_serve_with_pilot_lets_an_agent_act_then_status_and_stop(
             }
         finally:
             await mcp.close()
+
+        called = await asyncio.to_thread(tabpilot, home, "call", "observe", '{"what": "pilot"}')
+        assert called.returncode == 0, called.stderr
+        assert json.loads(called.stdout)["extension_connected"] is True
+        refused = await asyncio.to_thread(tabpilot, home, "call", "observe", '{"what": "nothing"}')
+        assert refused.returncode == 1
+        assert json.loads(refused.stdout)["error"] == "invalid_params"
+        bad_json = await asyncio.to_thread(tabpilot, home, "call", "observe", "{what")
+        assert bad_json.returncode == 2
+        assert "not JSON" in bad_json.stderr
+        paired = await asyncio.to_thread(tabpilot, home, "pair")
+        assert paired.returncode == 0
+        assert re.search(r"Type [2-9A-Z]{4}-[2-9A-Z]{4} into the Tabpilot extension's popup", paired.stdout)
 
         shown = await asyncio.to_thread(tabpilot, home, "status")
         assert shown.returncode == 0
