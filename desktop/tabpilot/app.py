@@ -316,7 +316,7 @@ class App:
         if not self.link.connected or not selector:
             return None
         try:
-            return await self.link.request("tab.crop", {"tab_id": tab_id, "selector": selector}, timeout_s=3)
+            return await self.link.request("tab.crop", {"tab_id": tab_id, "selector": selector}, timeout_s=5)
         except TabpilotError:
             return None
 
@@ -434,6 +434,8 @@ class AppAuth:
         code = tag.removeprefix("code:")
         request = next((p for p in self.app.pairings.pending() if p.code == code), None)
         pairing, token = self.app.pairings.pair(request, dict(hello))
+        # This connection is that pairing from now on: revoking it must cut it off, as after a reconnect.
+        hello["pair_id"] = pairing.pair_id
         log.info("paired a browser: %s (%s)", pairing.describe(), pairing.pair_id)
         return {"pairing": {"pair_id": pairing.pair_id, "token": token}}
 

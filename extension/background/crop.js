@@ -1,12 +1,29 @@
-// tab.crop: a picture of the element an approval prompt is about, taken without touching the page
-// (no scrolling, no outline drawn in it): the prompt draws the outline on the picture itself.
-import * as cdp from "./cdp.js";
+// tab.crop: a picture of the element an approval prompt is about, taken without touching the page:
+// no debugger (which would show Chrome's bar and resize the page), no scrolling, no outline drawn in
+// it. The visible tab is captured and cut in the worker; the prompt draws the outline itself.
 import { assertReadable } from "./tabs.js";
 
 const MARGIN = 48; // CSS pixels of context around the element
 const MAX_SIDE = 900;
+const CAPTURE_GAP_MS = 510; // Chrome allows two captureVisibleTab calls a second
 
-/** The element's box in document coordinates (and the page's size), read in the isolated world. */
+let lastCapture = Promise.resolve(0);
+
+/** captureVisibleTab, one at a time and never faster than Chrome's quota allows. */
+function capture(windowId) {
+  const turn = lastCapture.then(async (previous) => {
+    const wait = previous + CAPTURE_GAP_MS - Date.now();
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    return chrome.tabs.captureVisibleTab(windowId, { format: "png" }).finally(() => {});
+  });
+  lastCapture = turn.then(
+    () => Date.now(),
+    () => Date.now(),
+  );
+  return turn;
+}
+
+/** The element's box in viewport coordinates and the device pixel ratio, read in the isolated world. */
 function boxOf(selector) {
   let el = null;
   try {
@@ -16,15 +33,14 @@ function boxOf(selector) {
   }
   if (!el) return null;
   const r = el.getBoundingClientRect();
-  const doc = document.documentElement;
-  return {
-    x: r.left + window.scrollX,
-    y: r.top + window.scrollY,
-    width: r.width,
-    height: r.height,
-    pageWidth: Math.max(doc.scrollWidth, window.innerWidth),
-    pageHeight: Math.max(doc.scrollHeight, window.innerHeight),
-  };
+  return { x: r.left, y: r.top, width: r.width, height: r.height, vw: innerWidth, vh: innerHeight, dpr: devicePixelRatio };
+}
+
+async function toBase64(blob) {
+  const bytes = new Uint8Array(await blob.arrayBuffer());
+  let text = "";
+  for (let i = 0; i < bytes.length; i += 0x8000) text += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return btoa(text);
 }
 
 export async function crop(tab, { selector }) {
@@ -32,28 +48,30 @@ export async function crop(tab, { selector }) {
   const [frame] = await chrome.scripting.executeScript({ target: { tabId: tab.id, frameIds: [0] }, func: boxOf, args: [selector] });
   const box = frame?.result;
   if (!box) return { found: false };
+  const onScreen = box.x + box.width > 0 && box.y + box.height > 0 && box.x < box.vw && box.y < box.vh;
+  if (!tab.active || !onScreen) return { found: true, on_screen: false };
   const x = Math.max(0, Math.floor(box.x - MARGIN));
   const y = Math.max(0, Math.floor(box.y - MARGIN));
-  const width = Math.max(1, Math.min(MAX_SIDE, Math.ceil(box.width + 2 * MARGIN), box.pageWidth - x));
-  const height = Math.max(1, Math.min(MAX_SIDE, Math.ceil(box.height + 2 * MARGIN), box.pageHeight - y));
-  const { data } = await cdp.send(tab.id, "Page.captureScreenshot", {
-    format: "png",
-    clip: { x, y, width, height, scale: 1 },
-    // Beyond the viewport Chrome would resize the page for a moment, which the page can notice:
-    // an element off screen comes out blank instead, and the prompt says so.
-    captureBeyondViewport: false,
-  });
-  const viewport = await cdp.send(tab.id, "Page.getLayoutMetrics");
-  const view = viewport.cssVisualViewport ?? viewport.cssLayoutViewport;
-  const onScreen =
-    box.y + box.height > view.pageY && box.y < view.pageY + view.clientHeight && box.x < view.pageX + view.clientWidth;
+  const width = Math.max(1, Math.min(MAX_SIDE, Math.ceil(box.width + 2 * MARGIN), box.vw - x));
+  const height = Math.max(1, Math.min(MAX_SIDE, Math.ceil(box.height + 2 * MARGIN), box.vh - y));
+  const shot = await capture(tab.windowId);
+  const bitmap = await createImageBitmap(await (await fetch(shot)).blob());
+  const scale = bitmap.width / box.vw || box.dpr || 1;
+  const canvas = new OffscreenCanvas(Math.round(width * scale), Math.round(height * scale));
+  canvas.getContext("2d").drawImage(bitmap, x * scale, y * scale, width * scale, height * scale, 0, 0, canvas.width, canvas.height);
+  bitmap.close();
   return {
     found: true,
-    on_screen: onScreen,
-    data,
-    width,
-    height,
-    // where the element is inside the picture
-    box: { x: Math.round(box.x - x), y: Math.round(box.y - y), width: Math.round(box.width), height: Math.round(box.height) },
+    on_screen: true,
+    data: await toBase64(await canvas.convertToBlob({ type: "image/png" })),
+    width: canvas.width,
+    height: canvas.height,
+    // where the element is inside the picture, in its pixels
+    box: {
+      x: Math.round((box.x - x) * scale),
+      y: Math.round((box.y - y) * scale),
+      width: Math.round(box.width * scale),
+      height: Math.round(box.height * scale),
+    },
   };
 }

@@ -27,7 +27,7 @@ from tests.support.waiting import until  # noqa: E402
 
 from tabpilot.app import App, AppOptions  # noqa: E402
 from tabpilot.paths import Paths  # noqa: E402
-from tabpilot.ui.approval_box import ApprovalBox  # noqa: E402
+from tabpilot.ui.approval_dialog import ApprovalDialogs  # noqa: E402
 from tabpilot.ui.icons import app_icon  # noqa: E402
 from tabpilot.ui.tray import TrayController  # noqa: E402
 
@@ -65,7 +65,7 @@ async def main(qt_app: QApplication) -> int:
     app = App(
         Paths.resolve(os.environ["TABPILOT_HOME"]),
         AppOptions(mode="tray", browser="none", port=0, pilot=True),
-        ApprovalBox(),
+        ApprovalDialogs(),
     )
     await app.start()
     assert app.bridge is not None

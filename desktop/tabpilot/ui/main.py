@@ -14,8 +14,9 @@ def run_tray(paths: Paths, *, verbose: bool = False) -> int:
 
     from tabpilot import logsetup
     from tabpilot.app import AlreadyRunning, App, AppOptions
-    from tabpilot.ui.approval_box import ApprovalBox
+    from tabpilot.ui.approval_dialog import ApprovalDialogs
     from tabpilot.ui.icons import app_icon
+    from tabpilot.ui.pairing import watch_pairing_requests
     from tabpilot.ui.tray import TrayController
     from tabpilot.vault.keyring_store import KeyringUnavailable
 
@@ -30,7 +31,9 @@ def run_tray(paths: Paths, *, verbose: bool = False) -> int:
         return 2
     loop = qasync.QEventLoop(qt_app)
     asyncio.set_event_loop(loop)
-    app = App(paths, AppOptions(mode="tray", browser="none"), ApprovalBox())
+    dialogs = ApprovalDialogs()
+    app = App(paths, AppOptions(mode="tray", browser="none"), dialogs)
+    dialogs.attach(app)  # the prompts show a picture of the target, which the app's browser link takes
 
     async def main() -> int:
         try:
@@ -41,7 +44,10 @@ def run_tray(paths: Paths, *, verbose: bool = False) -> int:
         if app.settings.open_managed_at_start:
             asyncio.get_running_loop().create_task(app.open_managed_browser(headless=app.settings.managed_headless))
         tray = TrayController(app, app.request_stop)
+        pairing_requests = watch_pairing_requests(app)  # "A browser wants to connect", with its code
         await app.stopped.wait()
+        pairing_requests.close()
+        dialogs.close_all()
         tray.tray.hide()
         return 0
 

@@ -1,0 +1,543 @@
+"""The approval dialog: the tray's ApprovalPort. A person sees who wants to change which page, how, and
+a picture of the element, and answers Allow once / Allow for this site (N minutes) / Always allow this
+workflow / Deny.
+
+Non-blocking: each prompt is a window of its own (several may be open at once, cascaded) and `decide`
+awaits its answer on the event loop. It appears at once; the picture (a crop the extension takes
+without touching the page) is filled in when it arrives, and the element's outline is drawn here.
+
+Safety: Deny is the default button and Escape; closing the window denies; nobody answering within
+`timeout_s` raises TimeoutError (the engine answers the agent `approval_timeout`). The window stays on
+top but does not take the keyboard focus when it appears, the allow buttons never take the focus (no
+keystroke can press them: they need a click), and they are armed only `arm_delay_ms` after the window
+appears, so a click meant for something else, landing where the prompt pops up, allows nothing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import binascii
+import contextlib
+import json
+import logging
+import time
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any, Literal
+
+import shiboken6
+from PySide6.QtCore import QPoint, QRect, QSize, Qt, QTimer
+from PySide6.QtGui import (
+    QColor,
+    QFont,
+    QFontDatabase,
+    QGuiApplication,
+    QImage,
+    QPainter,
+    QPen,
+    QPixmap,
+    QShowEvent,
+)
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDialog,
+    QFormLayout,
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QLayout,
+    QPlainTextEdit,
+    QPushButton,
+    QSizePolicy,
+    QVBoxLayout,
+)
+
+from tabpilot.engine.ports import ApprovalDecision, ApprovalRequest
+from tabpilot.ui.icons import app_icon
+
+if TYPE_CHECKING:
+    from tabpilot.app import App
+
+log = logging.getLogger("tabpilot.ui.approval")
+
+DEFAULT_TIMEOUT_S = 120.0
+ARM_DELAY_MS = 500
+"""The allow buttons wake up this long after the window appears."""
+SITE_MINUTES = (5, 15, 60)
+DEFAULT_SITE_MINUTES = 15
+PICTURE_SIZE = QSize(560, 220)
+OUTLINE_COLOUR = QColor("#e8590c")
+OUTLINE_WIDTH = 3
+CASCADE_PX = 32
+
+PictureState = Literal["loading", "shown", "off_screen", "not_found", "unavailable", "none"]
+
+VERBS = {
+    ("interact", "click"): "click an element",
+    ("interact", "fill"): "fill in a field",
+    ("interact", "type"): "type into a field",
+    ("interact", "press"): "press a key",
+    ("interact", "select"): "choose an option",
+    ("interact", "execute_js"): "run JavaScript in the page",
+    ("interact", "load_state"): "restore a saved page state",
+}
+
+
+def headline(request: ApprovalRequest) -> str:
+    if request.workflow_id:
+        what = f"replay the saved workflow “{request.workflow_id}”"
+    elif len(request.steps) > 1 or (request.tool, request.mode) == ("interact", "scrape"):
+        count = len(request.steps)
+        what = f"run a workflow with {count} page-changing step{'s' if count != 1 else ''}"
+    else:
+        what = VERBS.get((request.tool, request.mode), f"run {request.tool} {request.mode}")
+    return f"{request.agent} wants to {what}"
+
+
+def pretty(value: Any) -> str:
+    """Parameters shown whole, as the agent sent them (secrets are {{secret:NAME}} references already)."""
+    return json.dumps(value, indent=2, ensure_ascii=False, default=str)
+
+
+def step_line(number: int, step: Mapping[str, Any]) -> str:
+    """`2. fill  #name  value="{{secret:PW}}"`: the kind, the element, then every other field whole."""
+    parts = [f"{number}. {step.get('type', '?')}"]
+    if isinstance(step.get("selector"), str):
+        parts.append(step["selector"])
+    parts += [
+        f"{k}={json.dumps(v, ensure_ascii=False, default=str)}"
+        for k, v in step.items()
+        if k not in ("type", "selector")
+    ]
+    return "  ".join(parts)
+
+
+class ApprovalDialog(QDialog):
+    """One prompt. `decision` is set when the person answers; closing the window any other way denies."""
+
+    def __init__(self, request: ApprovalRequest, *, timeout_s: float, arm_delay_ms: int = ARM_DELAY_MS) -> None:
+        super().__init__(None)
+        self.request = request
+        self.decision: ApprovalDecision | None = None
+        self.timeout_s = timeout_s
+        self.arm_delay_ms = arm_delay_ms
+        self.picture_state: PictureState = "loading"
+        self.crop: dict[str, Any] | None = None
+        self.outline: QRect | None = None
+        """The element's box in the shown picture's pixels (where the outline is drawn around)."""
+        self.picture_shown_at: float | None = None
+        """time.perf_counter() when the picture (or the reason there is none) was on screen."""
+        self._deadline = time.monotonic() + timeout_s
+
+        self.setWindowTitle("Tabpilot — allow this action?")
+        self.setWindowIcon(app_icon())
+        self.setObjectName("approvalDialog")
+        self.setWindowModality(Qt.WindowModality.NonModal)
+        self.setWindowFlag(Qt.WindowType.WindowStaysOnTopHint, True)
+        self.setWindowFlag(Qt.WindowType.WindowContextHelpButtonHint, False)
+        # Appear on top, but leave the keyboard where the person is typing.
+        self.setAttribute(Qt.WidgetAttribute.WA_ShowWithoutActivating, True)
+
+        outer = QVBoxLayout(self)
+        # The window is as big as its contents ask (wrapped labels included); long parameters scroll.
+        outer.setSizeConstraint(QLayout.SizeConstraint.SetFixedSize)
+        outer.setContentsMargins(16, 14, 16, 14)
+        outer.setSpacing(10)
+
+        self.title_label = QLabel(headline(request))
+        title_font = QFont(self.title_label.font())
+        title_font.setPointSizeF(title_font.pointSizeF() * 1.25)
+        title_font.setBold(True)
+        self.title_label.setFont(title_font)
+        self.title_label.setWordWrap(True)
+        outer.addWidget(self.title_label)
+
+        form = QFormLayout()
+        form.setHorizontalSpacing(12)
+        form.setVerticalSpacing(4)
+        form.setLabelAlignment(Qt.AlignmentFlag.AlignRight)
+        self.agent_label = self._value(_elide_middle(request.agent, 90))
+        self.agent_label.setToolTip(request.agent)
+        self.action_label = self._value(f"{request.tool} · {request.mode}")
+        self.url_label = self._value(_elide_middle(request.tab_url or "(unknown tab)", 90))
+        self.url_label.setToolTip(request.tab_url or "")
+        self.origin_label = self._value(request.origin or "(unknown site)")
+        origin_font = QFont(self.origin_label.font())
+        origin_font.setBold(True)
+        self.origin_label.setFont(origin_font)
+        form.addRow("Agent:", self.agent_label)
+        form.addRow("Action:", self.action_label)
+        if request.workflow_id:
+            self.workflow_label: QLabel | None = self._value(request.workflow_id)
+            form.addRow("Workflow:", self.workflow_label)
+        else:
+            self.workflow_label = None
+        form.addRow("Page:", self.url_label)
+        form.addRow("Site:", self.origin_label)
+        outer.addLayout(form)
+
+        # The picture of the target: a fixed frame, so the window does not jump when it arrives.
+        self.picture = QLabel()
+        self.picture.setObjectName("approvalPicture")
+        self.picture.setFixedSize(PICTURE_SIZE)
+        self.picture.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.picture.setFrameShape(QFrame.Shape.StyledPanel)
+        self.picture.setStyleSheet("QLabel#approvalPicture { background: #eceff3; color: #4a5260; }")
+        self.picture.setWordWrap(True)
+        self.picture_caption = QLabel()
+        self.picture_caption.setWordWrap(True)
+        self.picture_caption.setStyleSheet("color: #5b6270;")
+        if request.selector:
+            self.picture.setText("Loading a picture of the element…")
+            self.picture_caption.setText(f"Target: {request.selector}")
+            outer.addWidget(self.picture, 0, Qt.AlignmentFlag.AlignHCenter)
+            outer.addWidget(self.picture_caption)
+        else:
+            self.picture_state = "none"  # a workflow: its steps run on pages it opens; listed below
+            self.picture.hide()
+            self.picture_caption.hide()
+
+        self.steps_view: QPlainTextEdit | None = None
+        if len(request.steps) > 1 or request.workflow_id or (request.tool, request.mode) == ("interact", "scrape"):
+            count = len(request.steps)
+            steps_title = QLabel(f"<b>Steps that change the page ({count})</b> — all of them, approved together:")
+            outer.addWidget(steps_title)
+            self.steps_view = self._text_view(
+                "\n".join(step_line(i, s) for i, s in enumerate(request.steps, 1)), max_height=150, wrap=False
+            )
+            self.steps_view.setObjectName("approvalSteps")
+            outer.addWidget(self.steps_view)
+
+        params_title = QLabel("<b>Parameters</b> (complete; secrets appear as {{secret:NAME}}, never their values):")
+        params_title.setWordWrap(True)
+        outer.addWidget(params_title)
+        self.params_view = self._text_view(pretty(dict(request.params)), max_height=170)
+        self.params_view.setObjectName("approvalParams")
+        outer.addWidget(self.params_view)
+
+        self.countdown_label = QLabel()
+        self.countdown_label.setStyleSheet("color: #5b6270;")
+        outer.addWidget(self.countdown_label)
+
+        buttons = QHBoxLayout()
+        buttons.setSpacing(8)
+        self.allow_once_button = self._allow_button("Allow once", "Run this action now; ask again next time.")
+        self.allow_site_button = self._allow_button(
+            "Allow for this site",
+            f"Allow page changes on {request.origin or 'this site'} for the chosen time, without asking.",
+        )
+        self.site_minutes = QComboBox()
+        self.site_minutes.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        for minutes in SITE_MINUTES:
+            self.site_minutes.addItem(f"for {minutes} minutes", minutes)
+        self.site_minutes.setCurrentIndex(SITE_MINUTES.index(DEFAULT_SITE_MINUTES))
+        self.site_minutes.setToolTip("How long the site rule lasts (revocable in Approval rules)")
+        if not request.origin or " " in request.origin:
+            # no site, or several: a one-site rule cannot cover it
+            self.allow_site_button.setEnabled(False)
+            self.site_minutes.setEnabled(False)
+            self.allow_site_button.setToolTip("This action is not on one site: it can only be allowed once.")
+        self.allow_workflow_button: QPushButton | None = None
+        if request.workflow_id:
+            self.allow_workflow_button = self._allow_button(
+                "Always allow this workflow",
+                "Replays of this saved workflow, with exactly these steps, run without asking. "
+                "Editing the workflow asks again.",
+            )
+        self.deny_button = QPushButton("Deny")
+        self.deny_button.setDefault(True)
+        self.deny_button.setAutoDefault(True)
+        self.deny_button.setToolTip("Nothing happens in the page (Escape, Enter, or closing the window)")
+        buttons.addWidget(self.allow_once_button)
+        buttons.addWidget(self.allow_site_button)
+        buttons.addWidget(self.site_minutes)
+        if self.allow_workflow_button is not None:
+            buttons.addWidget(self.allow_workflow_button)
+        buttons.addStretch(1)
+        buttons.addWidget(self.deny_button)
+        outer.addLayout(buttons)
+
+        self.allow_once_button.clicked.connect(lambda: self._answer(ApprovalDecision(allow=True)))
+        self.allow_site_button.clicked.connect(
+            lambda: self._answer(
+                ApprovalDecision(allow=True, remember="site", minutes=int(self.site_minutes.currentData()))
+            )
+        )
+        if self.allow_workflow_button is not None:
+            self.allow_workflow_button.clicked.connect(
+                lambda: self._answer(ApprovalDecision(allow=True, remember="workflow"))
+            )
+        self.deny_button.clicked.connect(self.reject)
+
+        self._arming = QTimer(self)
+        self._arming.setSingleShot(True)
+        self._arming.timeout.connect(self._arm)
+        self._ticker = QTimer(self)
+        self._ticker.setInterval(1000)
+        self._ticker.timeout.connect(self._tick)
+        self._ticker.start()
+        self._tick()
+        self._disarm()
+        self.deny_button.setFocus(Qt.FocusReason.OtherFocusReason)
+
+    # -- building blocks ---------------------------------------------------------------------------
+
+    def _value(self, text: str) -> QLabel:
+        label = QLabel(text)
+        label.setTextFormat(Qt.TextFormat.PlainText)
+        label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        label.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
+        return label
+
+    def _text_view(self, text: str, *, max_height: int, wrap: bool = True) -> QPlainTextEdit:
+        view = QPlainTextEdit(text)
+        view.setMinimumWidth(PICTURE_SIZE.width())
+        view.setReadOnly(True)
+        view.setTabChangesFocus(True)
+        view.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        view.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth if wrap else QPlainTextEdit.LineWrapMode.NoWrap)
+        lines = max(2, min(text.count("\n") + 1, 12))
+        extra = 14 if wrap else 14 + view.horizontalScrollBar().sizeHint().height()
+        view.setFixedHeight(min(max_height, view.fontMetrics().lineSpacing() * lines + extra))
+        return view
+
+    def _allow_button(self, text: str, tip: str) -> QPushButton:
+        button = QPushButton(text)
+        button.setAutoDefault(False)
+        button.setDefault(False)
+        button.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # no key (Enter, Space, Tab) can press it: a click only
+        button.setToolTip(tip)
+        return button
+
+    def allow_buttons(self) -> list[QPushButton]:
+        buttons = [self.allow_once_button, self.allow_site_button]
+        return buttons + ([self.allow_workflow_button] if self.allow_workflow_button is not None else [])
+
+    # -- answering ---------------------------------------------------------------------------------
+
+    def _answer(self, decision: ApprovalDecision) -> None:
+        if self.decision is None:
+            self.decision = decision
+        self.accept()
+
+    def done(self, result: int) -> None:
+        if self.decision is None:
+            self.decision = ApprovalDecision(allow=False)
+        self._ticker.stop()
+        self._arming.stop()
+        super().done(result)
+
+    def _disarm(self) -> None:
+        for button in self.allow_buttons():
+            button.setEnabled(False)
+        self._arming.start(max(0, self.arm_delay_ms))
+
+    def _arm(self) -> None:
+        site_ok = bool(self.request.origin) and " " not in self.request.origin
+        for button in self.allow_buttons():
+            button.setEnabled(site_ok or button is not self.allow_site_button)
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        if self.decision is None and not event.spontaneous():
+            self._disarm()  # counts from the moment it is on screen
+
+    def _tick(self) -> None:
+        left = max(0, round(self._deadline - time.monotonic()))
+        self.countdown_label.setText(f"No answer in {left // 60}:{left % 60:02d} denies it.")
+
+    # -- the picture -----------------------------------------------------------------------------------
+
+    def show_crop(self, crop: Mapping[str, Any] | None) -> None:
+        """Fill in the picture: the crop with the element outlined, or why there is none."""
+        self.crop = dict(crop) if crop is not None else None
+        if crop is None:
+            self._no_picture("unavailable", "No picture: the browser could not take one.")
+        elif not crop.get("found"):
+            self._no_picture("not_found", f"No element matches {self.request.selector} on the page now.")
+        elif not crop.get("on_screen"):
+            self._no_picture(
+                "off_screen", f"The element {self.request.selector} is off screen (not in view), so no picture."
+            )
+        else:
+            image = _decode_png(crop.get("data"))
+            if image is None:
+                self._no_picture("unavailable", "No picture: the browser sent an unreadable image.")
+                return
+            pixmap, outline = outlined(image, crop.get("box"), PICTURE_SIZE)
+            self.outline = outline
+            self.picture.setPixmap(pixmap)
+            self.picture_state = "shown"
+            self.picture_caption.setText(f"Target: {self.request.selector} (outlined)")
+            self._shown()
+
+    def _no_picture(self, state: PictureState, text: str) -> None:
+        self.picture_state = state
+        self.picture.setText(text)
+        self._shown()
+
+    def _shown(self) -> None:
+        if self.isVisible():
+            self.picture.repaint()
+        self.picture_shown_at = time.perf_counter()
+
+
+def _elide_middle(text: str, limit: int) -> str:
+    """A long URL keeps its start (the site) and its end; the whole is in the tooltip."""
+    return text if len(text) <= limit else text[: limit * 2 // 3] + "…" + text[-(limit // 3) :]
+
+
+def _decode_png(data: Any) -> QImage | None:
+    if not isinstance(data, str) or not data:
+        return None
+    try:
+        raw = base64.b64decode(data, validate=True)
+    except (binascii.Error, ValueError):
+        return None
+    image = QImage.fromData(raw)
+    return None if image.isNull() else image
+
+
+def outlined(image: QImage, box: Any, frame: QSize) -> tuple[QPixmap, QRect | None]:
+    """The picture scaled to fit `frame` (never enlarged), framed, with the element outlined just outside
+    its box; returns it and the element's box in its pixels."""
+    scale = min(1.0, frame.width() / max(1, image.width()), frame.height() / max(1, image.height()))
+    if scale < 1.0:
+        image = image.scaled(
+            max(1, round(image.width() * scale)),
+            max(1, round(image.height() * scale)),
+            Qt.AspectRatioMode.IgnoreAspectRatio,
+            Qt.TransformationMode.SmoothTransformation,
+        )
+    pixmap = QPixmap.fromImage(image)
+    if not isinstance(box, Mapping):
+        return pixmap, None
+    try:
+        x, y, w, h = (float(box[k]) for k in ("x", "y", "width", "height"))
+    except (KeyError, TypeError, ValueError):
+        return pixmap, None
+    rect = QRect(round(x * scale), round(y * scale), max(1, round(w * scale)), max(1, round(h * scale)))
+    shown = rect.intersected(pixmap.rect())
+    if shown.isEmpty():
+        return pixmap, None
+    painter = QPainter(pixmap)
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing, False)
+    painter.setBrush(Qt.BrushStyle.NoBrush)
+    painter.setPen(QPen(QColor("#9aa3b0"), 1))
+    painter.drawRect(pixmap.rect().adjusted(0, 0, -1, -1))  # where the picture ends, on a white page
+    pen = QPen(OUTLINE_COLOUR)
+    pen.setWidth(OUTLINE_WIDTH)
+    pen.setJoinStyle(Qt.PenJoinStyle.MiterJoin)
+    painter.setPen(pen)
+    # A pen is centred on its path: this puts the whole stroke just outside the element.
+    half = OUTLINE_WIDTH // 2 + 1
+    painter.drawRect(shown.adjusted(-half, -half, half - 1, half - 1))
+    painter.end()
+    return pixmap, shown
+
+
+class ApprovalDialogs:
+    """The tray's ApprovalPort. Built before the App (which takes it); `attach(app)` gives it the app
+    for pictures of the target. Each prompt is its own window; several can be open at once."""
+
+    def __init__(
+        self,
+        app: App | None = None,
+        *,
+        timeout_s: float = DEFAULT_TIMEOUT_S,
+        arm_delay_ms: int = ARM_DELAY_MS,
+    ) -> None:
+        self.app = app
+        self.timeout_s = timeout_s
+        self.arm_delay_ms = arm_delay_ms
+        self.open: list[ApprovalDialog] = []
+        self.listeners: list[Callable[[ApprovalDialog], None]] = []
+        """Called with each new dialog once it is on screen (tests, the benchmark)."""
+
+    def attach(self, app: App) -> None:
+        self.app = app
+
+    async def decide(self, request: ApprovalRequest) -> ApprovalDecision:
+        loop = asyncio.get_running_loop()
+        # Ask for the picture first: the browser takes it while the window is being built.
+        crop: asyncio.Task[dict[str, Any] | None] | None = None
+        if request.selector:
+            crop = loop.create_task(self._crop(request))
+        dialog = ApprovalDialog(request, timeout_s=self.timeout_s, arm_delay_ms=self.arm_delay_ms)
+        answer: asyncio.Future[ApprovalDecision] = loop.create_future()
+
+        def finished(_result: int) -> None:
+            if not answer.done():
+                answer.set_result(dialog.decision or ApprovalDecision(allow=False))
+
+        dialog.finished.connect(finished)
+        self._place(dialog)
+        self.open.append(dialog)
+        dialog.show()
+        dialog.raise_()
+        picture = loop.create_task(self._fill_picture(dialog, crop)) if crop is not None else None
+        for listener in list(self.listeners):
+            listener(dialog)
+        try:
+            decision = await asyncio.wait_for(answer, self.timeout_s)
+        except TimeoutError:
+            log.info("nobody answered the prompt for %s.%s from %s", request.tool, request.mode, request.agent)
+            raise
+        finally:
+            for task in (picture, crop):
+                if task is not None and not task.done():
+                    task.cancel()
+                    with contextlib.suppress(asyncio.CancelledError):
+                        await task
+            self.open.remove(dialog)
+            self._dispose(dialog)
+        log.info(
+            "%s %s.%s for %s%s",
+            "allowed" if decision.allow else "denied",
+            request.tool,
+            request.mode,
+            request.agent,
+            f" (and {decision.remember} rule)" if decision.remember else "",
+        )
+        return decision
+
+    async def _crop(self, request: ApprovalRequest) -> dict[str, Any] | None:
+        if self.app is None:
+            return None
+        try:
+            return await self.app.crop(request.tab_id, request.selector)
+        except Exception:  # a picture is a nicety: never let it break the prompt
+            log.warning("no picture for the approval prompt", exc_info=True)
+            return None
+
+    async def _fill_picture(self, dialog: ApprovalDialog, crop: asyncio.Task[dict[str, Any] | None]) -> None:
+        picture = await crop
+        if shiboken6.isValid(dialog) and dialog.decision is None:
+            dialog.show_crop(picture)
+
+    def _place(self, dialog: ApprovalDialog) -> None:
+        dialog.adjustSize()
+        screen = QGuiApplication.primaryScreen()
+        if screen is None:
+            return
+        area = screen.availableGeometry()
+        size = dialog.sizeHint().expandedTo(dialog.minimumSize())
+        top_left = area.center() - QPoint(size.width() // 2, size.height() // 2)
+        step = CASCADE_PX * (len(self.open) % 8)
+        top_left += QPoint(step, step)
+        dialog.move(max(area.left(), top_left.x()), max(area.top(), top_left.y()))
+
+    def _dispose(self, dialog: ApprovalDialog) -> None:
+        """Close the window and delete it now, on the GUI thread (not whenever Python collects it)."""
+        if not shiboken6.isValid(dialog):
+            return
+        if dialog.decision is None:
+            dialog.decision = ApprovalDecision(allow=False)
+        dialog.hide()
+        shiboken6.delete(dialog)
+
+    def close_all(self) -> None:
+        """Deny what is still open (the app is quitting)."""
+        for dialog in list(self.open):
+            if shiboken6.isValid(dialog):
+                dialog.reject()

@@ -1,0 +1,375 @@
+"""Pairing your own browser: "A browser wants to connect" with the one-time code to type into the
+extension's popup (or Deny), a window with a code the person asked for, and the paired browsers with
+Revoke.
+
+Entry points for the tray: `watch_pairing_requests(app)` (call once at start; returns a handle with
+`.close()`), `show_pairing_code(app)` ("Pair your own browser…"), `show_paired_browsers(app)`.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Literal
+
+import shiboken6
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtGui import QCloseEvent, QFont, QFontDatabase
+from PySide6.QtWidgets import (
+    QFormLayout,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLayout,
+    QPushButton,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from tabpilot.bridge.pairing import Pairing, PendingRequest, show_code
+from tabpilot.ui.icons import app_icon
+from tabpilot.ui.rules_window import centre, read_only_table
+
+if TYPE_CHECKING:
+    from tabpilot.app import App
+
+log = logging.getLogger("tabpilot.ui.pairing")
+
+Outcome = Literal["open", "paired", "denied", "expired"]
+
+
+class PairingRequestWindow(QWidget):
+    """One open pairing code: who asked (when a browser knocked) and the code to type into its popup.
+
+    Closes itself when the code is used (the browser is paired), expires, or is withdrawn; Deny (or
+    closing the window) withdraws the code, so the browser stays refused.
+    """
+
+    def __init__(self, app: App, pending: PendingRequest) -> None:
+        super().__init__(None)
+        self.app = app
+        self.pending = pending
+        self.outcome: Outcome = "open"
+        self.paired: Pairing | None = None
+        self._known = {p.pair_id for p in app.pairings.paired()}
+        knocked = bool(pending.instance_id)
+        self.setObjectName("pairingRequest")
+        self.setWindowTitle("Tabpilot — a browser wants to connect" if knocked else "Tabpilot — pair your browser")
+        self.setWindowIcon(app_icon())
+        self.setWindowFlag(Qt.WindowType.WindowStaysOnTopHint, True)
+        self.setAttribute(Qt.WidgetAttribute.WA_ShowWithoutActivating, True)
+
+        layout = QVBoxLayout(self)
+        layout.setSizeConstraint(QLayout.SizeConstraint.SetFixedSize)
+        layout.setContentsMargins(18, 16, 18, 16)
+        layout.setSpacing(10)
+        self.heading = QLabel("A browser wants to connect" if knocked else "Pair your own browser")
+        heading_font = QFont(self.heading.font())
+        heading_font.setPointSizeF(heading_font.pointSizeF() * 1.3)
+        heading_font.setBold(True)
+        self.heading.setFont(heading_font)
+        layout.addWidget(self.heading)
+
+        browser = pending.browser
+        self.browser_label = _value(str(browser.get("name") or "unknown browser"))
+        self.version_label = _value(str(browser.get("version") or "—"))
+        self.extension_label = _value(pending.extension_id or "—")
+        self.profile_label = _value(str(browser.get("profile") or "(not given)"))
+        if knocked:
+            form = QFormLayout()
+            form.setLabelAlignment(Qt.AlignmentFlag.AlignRight)
+            form.addRow("Browser:", self.browser_label)
+            form.addRow("Version:", self.version_label)
+            form.addRow("Extension:", self.extension_label)
+            form.addRow("Profile:", self.profile_label)
+            layout.addLayout(form)
+            how = (
+                "If this is your browser, allow it by typing this code into the Tabpilot extension's popup "
+                "there (the Tabpilot icon in its toolbar):"
+            )
+        else:
+            how = (
+                "Type this code into the Tabpilot extension's popup in your browser (the Tabpilot icon in its toolbar):"
+            )
+        instructions = QLabel(how)
+        instructions.setWordWrap(True)
+        instructions.setMinimumWidth(440)
+        layout.addWidget(instructions)
+
+        self.code_label = QLabel(show_code(pending.code))
+        self.code_label.setObjectName("pairingCode")
+        code_font = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
+        code_font.setPointSizeF(max(20.0, code_font.pointSizeF() * 2.4))
+        code_font.setBold(True)
+        code_font.setLetterSpacing(QFont.SpacingType.AbsoluteSpacing, 3)
+        self.code_label.setFont(code_font)
+        self.code_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.code_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.code_label.setStyleSheet(
+            "QLabel#pairingCode { background: #f3f5f8; border: 1px solid #c9ced6; border-radius: 6px; padding: 10px; }"
+        )
+        layout.addWidget(self.code_label)
+
+        self.expiry_label = QLabel()
+        self.expiry_label.setStyleSheet("color: #5b6270;")
+        layout.addWidget(self.expiry_label)
+        warning = QLabel(
+            "Not expecting this? Deny: that browser stays refused."
+            if knocked
+            else "The code works once. Cancel withdraws it."
+        )
+        warning.setWordWrap(True)
+        layout.addWidget(warning)
+
+        buttons = QHBoxLayout()
+        buttons.addStretch(1)
+        self.deny_button = QPushButton("Deny" if knocked else "Cancel")
+        self.deny_button.setDefault(True)
+        self.deny_button.clicked.connect(self.deny)
+        buttons.addWidget(self.deny_button)
+        layout.addLayout(buttons)
+
+        self._listening = True
+        app.pairings.listeners.append(self._changed)
+        self._ticker = QTimer(self)
+        self._ticker.setInterval(1000)
+        self._ticker.timeout.connect(self._tick)
+        self._ticker.start()
+        self._tick()
+
+    def deny(self) -> None:
+        if self.outcome == "open":
+            self.outcome = "denied"
+            self.app.pairings.cancel(self.pending.code)  # -> _changed -> closes the window
+            log.info("pairing code withdrawn by the user")
+        self.close()
+
+    def _tick(self) -> None:
+        left = max(0, round(self.pending.expires_at - self.app.pairings.clock()))
+        self.expiry_label.setText(f"The code works once, for the next {left // 60}:{left % 60:02d}.")
+        self.app.pairings.pending()  # lets the book expire it (we hear of that through _changed)
+
+    def _changed(self) -> None:
+        if self.outcome != "open" or not shiboken6.isValid(self):
+            return
+        if any(p.code == self.pending.code for p in self.app.pairings.pending()):
+            return
+        fresh = [p for p in self.app.pairings.paired() if p.pair_id not in self._known]
+        mine = [p for p in fresh if p.instance_id == self.pending.instance_id or not self.pending.instance_id]
+        if mine:
+            self.outcome, self.paired = "paired", mine[-1]
+            log.info("pairing completed: %s", mine[-1].describe())
+        else:
+            self.outcome = "expired"
+        self.close()
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        if self.outcome == "open":  # closing the window is a Deny
+            self.outcome = "denied"
+            self.app.pairings.cancel(self.pending.code)
+        self._stop()
+        super().closeEvent(event)
+
+    def _stop(self) -> None:
+        self._ticker.stop()
+        if self._listening:
+            self._listening = False
+            self.app.pairings.listeners.remove(self._changed)
+
+
+def _value(text: str) -> QLabel:
+    label = QLabel(text)
+    label.setTextFormat(Qt.TextFormat.PlainText)
+    label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+    return label
+
+
+def _open_window(window: QWidget) -> None:
+    window.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)
+    centre(window)
+    window.show()
+    window.raise_()
+
+
+class PairingWatcher:
+    """Shows "A browser wants to connect" for each unpaired browser that knocks. A browser the person
+    denied is not asked about again during this run (its new codes are withdrawn at once): to pair it
+    after all, use "Pair your own browser…" (show_pairing_code)."""
+
+    def __init__(self, app: App) -> None:
+        self.app = app
+        self.windows: dict[str, PairingRequestWindow] = {}
+        self.denied_instances: set[str] = set()
+        self._busy = False
+        self._closed = False
+        app.pairings.listeners.append(self._changed)
+        self._changed()
+
+    def _changed(self) -> None:
+        if self._busy or self._closed:
+            return
+        self._busy = True
+        try:
+            self._update()
+        finally:
+            self._busy = False
+
+    def _update(self) -> None:
+        for code, window in list(self.windows.items()):
+            if not shiboken6.isValid(window) or window.outcome != "open":
+                if shiboken6.isValid(window) and window.outcome == "denied":
+                    self.denied_instances.add(window.pending.instance_id)
+                del self.windows[code]
+        for pending in self.app.pairings.pending():
+            if not pending.instance_id or pending.code in self.windows:
+                continue
+            if pending.instance_id in self.denied_instances:
+                self.app.pairings.cancel(pending.code)
+                log.info("a browser denied earlier knocked again: refused without asking")
+                continue
+            window = PairingRequestWindow(self.app, pending)
+            window.destroyed.connect(lambda _obj=None: self._changed())
+            self.windows[pending.code] = window
+            _open_window(window)
+            log.info("asking the user about a browser that wants to connect")
+
+    def close(self) -> None:
+        """Stop watching and close the open windows (their codes are withdrawn)."""
+        if self._closed:
+            return
+        self._closed = True
+        self.app.pairings.listeners.remove(self._changed)
+        for window in list(self.windows.values()):
+            if shiboken6.isValid(window):
+                window.close()
+        self.windows.clear()
+
+
+def watch_pairing_requests(app: App) -> PairingWatcher:
+    """Start asking about browsers that want to connect; `.close()` on the handle stops it."""
+    return PairingWatcher(app)
+
+
+def open_pairing_code(app: App) -> PairingRequestWindow:
+    """A fresh one-time code in a window, for a browser the person sets up now."""
+    app.offer_pairing_code()
+    pending = max((p for p in app.pairings.pending() if not p.instance_id), key=lambda p: p.expires_at)
+    window = PairingRequestWindow(app, pending)
+    _open_window(window)
+    window.activateWindow()
+    return window
+
+
+def show_pairing_code(app: App) -> None:
+    """For the tray menu: "Pair your own browser…"."""
+    open_pairing_code(app)
+
+
+# -- paired browsers ---------------------------------------------------------------------------------
+
+PAIRED_COLUMNS = ("Browser", "Version", "Profile", "Extension", "Paired since", "Now", "")
+
+
+class PairedBrowsersWindow(QWidget):
+    def __init__(self, app: App) -> None:
+        super().__init__(None)
+        self.app = app
+        self.setObjectName("pairedBrowsers")
+        self.setWindowTitle("Tabpilot — paired browsers")
+        self.setWindowIcon(app_icon())
+        self.resize(820, 260)
+        layout = QVBoxLayout(self)
+        intro = QLabel(
+            "Browsers you paired with this app. Revoke one to cut it off now; it can connect again only "
+            "if you pair it again. The managed browser Tabpilot launches needs no pairing."
+        )
+        intro.setWordWrap(True)
+        layout.addWidget(intro)
+        self.table = read_only_table(PAIRED_COLUMNS)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)
+        layout.addWidget(self.table)
+        self.empty_label = QLabel("No browser is paired.")
+        self.empty_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.empty_label.setStyleSheet("color: #5b6270; padding: 12px;")
+        layout.addWidget(self.empty_label)
+        bottom = QHBoxLayout()
+        self.pair_button = QPushButton("Pair a browser…")
+        self.pair_button.clicked.connect(lambda: show_pairing_code(self.app))
+        bottom.addWidget(self.pair_button)
+        bottom.addStretch(1)
+        close = QPushButton("Close")
+        close.clicked.connect(self.close)
+        bottom.addWidget(close)
+        layout.addLayout(bottom)
+
+        self.revoke_buttons: dict[str, QPushButton] = {}
+        self._listening = True
+        app.pairings.listeners.append(self.refresh)
+        self._unsubscribe_link: Callable[[], None] = app.link.subscribe(lambda _connected: self.refresh())
+        self.refresh()
+
+    def refresh(self) -> None:
+        if not shiboken6.isValid(self):
+            return
+        pairings = self.app.pairings.paired()
+        hello = self.app.link.hello if self.app.link.connected else None
+        connected_id = hello.get("pair_id") if hello else None
+        self.table.setRowCount(len(pairings))
+        self.revoke_buttons = {}
+        for row, pairing in enumerate(pairings):
+            since = time.strftime("%Y-%m-%d %H:%M", time.localtime(pairing.created_at))
+            now = "connected" if pairing.pair_id == connected_id else ""
+            cells = (pairing.browser, pairing.version, pairing.profile or "—", pairing.extension_id, since, now)
+            for column, text in enumerate(cells):
+                item = QTableWidgetItem(text)
+                item.setToolTip(f"{pairing.describe()} — {pairing.pair_id}")
+                self.table.setItem(row, column, item)
+            button = QPushButton("Revoke")
+            button.setToolTip(f"Forget {pairing.describe()} and cut it off now")
+            button.clicked.connect(lambda _checked=False, pair_id=pairing.pair_id: self.revoke(pair_id))
+            self.table.setCellWidget(row, len(PAIRED_COLUMNS) - 1, button)
+            self.revoke_buttons[pairing.pair_id] = button
+        self.table.setVisible(bool(pairings))
+        self.empty_label.setVisible(not pairings)
+
+    def revoke(self, pair_id: str) -> None:
+        if self.app.revoke_pairing(pair_id):
+            log.info("paired browser %s revoked by the user", pair_id)
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        self._stop()
+        super().closeEvent(event)
+
+    def _stop(self) -> None:
+        if self._listening:
+            self._listening = False
+            self.app.pairings.listeners.remove(self.refresh)
+            self._unsubscribe_link()
+
+
+_paired_windows: dict[int, PairedBrowsersWindow] = {}
+
+
+def open_paired_browsers(app: App) -> PairedBrowsersWindow:
+    """The app's paired-browsers window, shown and raised (one per app)."""
+    window = _paired_windows.get(id(app))
+    if window is None or not shiboken6.isValid(window):
+        window = PairedBrowsersWindow(app)
+        key = id(app)
+        window.destroyed.connect(lambda _obj=None, key=key: _paired_windows.pop(key, None))
+        _paired_windows[key] = window
+        _open_window(window)
+    else:
+        window.show()
+        window.raise_()
+    window.activateWindow()
+    return window
+
+
+def show_paired_browsers(app: App) -> None:
+    """For the tray menu: "Paired browsers…"."""
+    open_paired_browsers(app)

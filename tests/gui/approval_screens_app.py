@@ -1,0 +1,199 @@
+"""Run by test_approval_screenshots.py as a subprocess on a real X display (Xvfb): the real App with its
+managed (headless) Chromium and the fixture site, and the windows a person sees one after another: the
+approval prompt for an agent's click (with the picture of the target), the prompt for a workflow, a
+browser that wants to connect, the approval rules and the paired browsers.
+
+For each, once it is on screen and painted, `SHOWN {json}` goes to stdout (its name, where it is, what
+the test checks in the picture); a line on stdin moves on. A line `DONE` ends it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO))  # tests.support, when run as a script
+
+import qasync  # noqa: E402
+from PySide6.QtCore import QPoint, QRect  # noqa: E402
+from PySide6.QtWidgets import QApplication, QWidget  # noqa: E402
+from tests.support.fake_extension import FakeExtension  # noqa: E402
+from tests.support.site import FixtureSite  # noqa: E402
+from tests.support.waiting import until  # noqa: E402
+
+from tabpilot.app import App, AppOptions  # noqa: E402
+from tabpilot.engine.ports import ApprovalDecision, ApprovalRequest  # noqa: E402
+from tabpilot.paths import Paths  # noqa: E402
+from tabpilot.ui.approval_dialog import ApprovalDialog, ApprovalDialogs  # noqa: E402
+from tabpilot.ui.icons import app_icon  # noqa: E402
+from tabpilot.ui.pairing import open_paired_browsers, watch_pairing_requests  # noqa: E402
+from tabpilot.ui.rules_window import open_rules_window  # noqa: E402
+
+AGENT = "Claude Code 2.1"
+
+
+def rect(r: QRect) -> list[int]:
+    return [r.x(), r.y(), r.width(), r.height()]
+
+
+async def painted(qt_app: QApplication, window: QWidget) -> None:
+    await until(lambda: window.windowHandle() is not None and window.windowHandle().isExposed(), what="exposed")
+    window.repaint()  # (not qt_app.sync(): it runs the event loop re-entrantly, inside this task)
+
+
+async def shown(qt_app: QApplication, name: str, window: QWidget, **extra: Any) -> None:
+    await painted(qt_app, window)
+    print("SHOWN " + json.dumps({"name": name, "geometry": rect(window.frameGeometry()), **extra}), flush=True)
+    line = await asyncio.get_running_loop().run_in_executor(None, sys.stdin.readline)
+    if not line:
+        raise SystemExit(0)
+
+
+def outline_on_screen(dialog: ApprovalDialog) -> list[int]:
+    """Where the element's outline is on the screen: the pixmap is centred in the picture frame."""
+    assert dialog.outline is not None
+    label = dialog.picture
+    pixmap = label.pixmap()
+    offset = QPoint((label.width() - pixmap.width()) // 2, (label.height() - pixmap.height()) // 2)
+    top_left = label.mapToGlobal(offset + dialog.outline.topLeft())
+    return [top_left.x(), top_left.y(), dialog.outline.width(), dialog.outline.height()]
+
+
+async def main(qt_app: QApplication) -> int:
+    site = FixtureSite()
+    await site.start()
+    dialogs = ApprovalDialogs()
+    app = App(
+        Paths.resolve(os.environ["TABPILOT_HOME"]),
+        AppOptions(mode="tray", browser="managed", headless=True, port=0, pilot=True),
+        dialogs,
+    )
+    dialogs.attach(app)
+    await app.start()
+    watcher = watch_pairing_requests(app)
+    loop = asyncio.get_running_loop()
+    try:
+        await until(lambda: app.link.connected, timeout=30, what="the managed browser")
+        assert app.managed is not None
+        page = await app.managed.context.new_page()
+        url = site.url("/actions.html?from=screenshot")
+        await page.goto(url)
+        await page.bring_to_front()
+
+        async def in_front() -> bool:
+            tab = await app.link.request("tabs.resolve", {}, timeout_s=5)
+            return bool(tab.get("url") == url)
+
+        await until(in_front, timeout=10, what="the tab in front")
+
+        # 1. An agent's click: the prompt, with the picture of the button outlined.
+        call = loop.create_task(app.engine.call("interact", {"action": "click", "selector": "#change"}, agent=AGENT))
+        await until(lambda: dialogs.open, what="the prompt")
+        dialog = dialogs.open[0]
+        await until(lambda: dialog.picture_state == "shown", timeout=10, what="the picture")
+        await until(dialog.allow_once_button.isEnabled, what="the allow buttons to arm")
+        await shown(
+            qt_app, "approval-click", dialog, outline=outline_on_screen(dialog), picture=rect(_global(dialog.picture))
+        )
+        dialog.allow_site_button.click()  # leaves a site rule for the rules window below
+        await call
+
+        # 2. A workflow (not on this site, so it asks): every page-changing step at once.
+        steps = [
+            {"type": "navigate", "url": f"http://localhost:{site.port}/login"},
+            {"type": "fill", "selector": "#user", "value": "alice"},
+            {"type": "fill", "selector": "#password", "value": "{{secret:SHOP_PASSWORD}}"},
+            {"type": "click", "selector": "#go"},
+            {"type": "extract", "selector": "#orders tr", "schema": {"id": "td.id | text"}},
+        ]
+        call = loop.create_task(
+            app.engine.call(
+                "interact", {"action": "scrape", "operation": "workflow", "name": "orders", "steps": steps}, agent=AGENT
+            )
+        )
+        await until(lambda: dialogs.open, what="the workflow prompt")
+        dialog = dialogs.open[0]
+        await until(dialog.allow_once_button.isEnabled, what="the allow buttons to arm")
+        await shown(qt_app, "approval-workflow", dialog)
+        dialog.reject()
+        await asyncio.gather(call, return_exceptions=True)
+
+        # 3. The rules window: the site rule from 1., and a workflow rule.
+        app.policy.human = _Answer(ApprovalDecision(allow=True, remember="workflow"))
+        await app.policy.decide(
+            ApprovalRequest(
+                "corr-screens",
+                "Cursor 1.4",
+                "interact",
+                "scrape",
+                {"operation": "replay", "workflow_id": "wf-orders-20260101"},
+                origin="http://localhost:8080",
+                workflow_id="wf-orders-20260101",
+                steps_hash="0" * 64,
+            )
+        )
+        app.policy.human = dialogs
+        rules = open_rules_window(app)
+        await shown(qt_app, "approval-rules", rules)
+        rules.close()
+
+        # 4. A browser that wants to connect, with its code.
+        knock = FakeExtension(app.bridge.port if app.bridge else 0, auth="none")
+        browser = {"name": "Chrome", "version": "131.0.6778.85", "user_agent": "Mozilla/5.0", "profile": "Work"}
+        await knock.connect(browser=browser)
+        await knock.close()
+        await until(lambda: watcher.windows, what="the pairing window")
+        [request] = watcher.windows.values()
+        await shown(qt_app, "pairing-request", request, code=request.code_label.text())
+
+        # 5. Paired browsers, once the person typed that code into the browser (which the app then pairs; the
+        # browser itself would be refused now anyway: the managed one is connected).
+        app.pairings.pair(
+            request.pending,
+            {"browser": browser, "extension_id": request.pending.extension_id, "instance_id": knock.instance_id},
+        )
+        paired = open_paired_browsers(app)
+        await until(lambda: paired.table.rowCount() == 1, what="the paired browser")
+        await shown(qt_app, "paired-browsers", paired)
+        paired.close()
+        print("DONE", flush=True)
+        return 0
+    finally:
+        watcher.close()
+        await app.stop()
+        await site.stop()
+
+
+class _Answer:
+    def __init__(self, decision: ApprovalDecision) -> None:
+        self.decision = decision
+
+    async def decide(self, request: ApprovalRequest) -> ApprovalDecision:
+        return self.decision
+
+
+def _global(widget: QWidget) -> QRect:
+    return QRect(widget.mapToGlobal(QPoint(0, 0)), widget.size())
+
+
+def run() -> int:
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    qt_app = QApplication(sys.argv)
+    qt_app.setQuitOnLastWindowClosed(False)
+    qt_app.setApplicationName("Tabpilot")
+    qt_app.setWindowIcon(app_icon())
+    loop = qasync.QEventLoop(qt_app)
+    asyncio.set_event_loop(loop)
+    with loop:
+        code: int = loop.run_until_complete(main(qt_app))
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(run())

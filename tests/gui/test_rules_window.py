@@ -1,0 +1,107 @@
+"""The approval rules window: every standing rule with what it covers and how long it lasts, Revoke,
+live updates, and rules that run out disappear."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+import shiboken6
+from PySide6.QtCore import Qt
+from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QApplication
+from tests.conftest import AppFactory
+from tests.gui.approvals import ShiftedClock, close_our_windows
+from tests.support.waiting import until
+
+from tabpilot.engine.ports import ApprovalDecision, ApprovalRequest
+from tabpilot.ui.rules_window import RulesWindow, open_rules_window, show_rules_window
+
+
+@pytest.fixture(autouse=True)
+def _windows_closed() -> Iterator[None]:
+    yield
+    close_our_windows()
+
+
+class Scripted:
+    """A person who gives the answers the test lines up."""
+
+    def __init__(self) -> None:
+        self.answers: list[ApprovalDecision] = []
+
+    async def decide(self, request: ApprovalRequest) -> ApprovalDecision:
+        return self.answers.pop(0)
+
+
+def rows(window: RulesWindow) -> list[list[str]]:
+    table = window.table
+    out = []
+    for row in range(table.rowCount()):
+        cells = []
+        for column in range(table.columnCount() - 1):
+            item = table.item(row, column)
+            cells.append(item.text() if item is not None else "")
+        out.append(cells)
+    return out
+
+
+async def test_rules_are_listed_live_revocable_and_expire(make_app: AppFactory, qapp: QApplication) -> None:
+    human = Scripted()
+    app = await make_app(approvals=human)
+    clock = ShiftedClock()
+    app.policy.clock = clock
+    window = open_rules_window(app)
+    await until(window.isVisible, what="the rules window")
+    assert window.windowTitle() == "Tabpilot — approval rules"
+    assert rows(window) == []
+    assert window.empty_label.isVisible()
+
+    # A person answers "Allow for this site, 5 minutes" in a prompt: the rule shows up at once.
+    human.answers.append(ApprovalDecision(allow=True, remember="site", minutes=5))
+    site = ApprovalRequest("c1", "Claude Code", "interact", "click", {}, origin="http://127.0.0.1:8000")
+    await app.policy.decide(site)
+    [site_rule] = app.policy.rules()
+    [[allows, scope, left, agent, _since]] = rows(window)
+    assert (allows, scope, agent) == ("Page changes on a site", "http://127.0.0.1:8000", "Claude Code")
+    assert left in ("5:00", "4:59")
+    assert not window.empty_label.isVisible()
+
+    human.answers.append(ApprovalDecision(allow=True, remember="workflow"))
+    flow = ApprovalRequest(
+        "c2", "Cursor", "interact", "scrape", {}, origin="https://a.example", workflow_id="wf-orders", steps_hash="h1"
+    )
+    await app.policy.decide(flow)
+    assert [r[:4] for r in rows(window)] == [
+        ["Page changes on a site", "http://127.0.0.1:8000", left, "Claude Code"],
+        ["A saved workflow, as it is now", "wf-orders", "until revoked", "Cursor"],
+    ]
+
+    # Time left counts down as the clock moves.
+    clock.advance(120)
+    await until(lambda: rows(window)[0][2] in ("3:00", "2:59"), timeout=3, what="the time left to count down")
+
+    # Revoke: the rule is gone from the policy and from the window; the next request asks again.
+    QTest.mouseClick(window.revoke_buttons[site_rule.rule_id], Qt.MouseButton.LeftButton)
+    assert [r.kind for r in app.policy.rules()] == ["workflow"]
+    assert [r[1] for r in rows(window)] == ["wf-orders"]
+    assert app.policy.matching(site) is None
+
+    # A rule that runs out disappears by itself.
+    human.answers.append(ApprovalDecision(allow=True, remember="site", minutes=5))
+    await app.policy.decide(site)
+    assert [r[1] for r in rows(window)] == ["wf-orders", "http://127.0.0.1:8000"]
+    clock.advance(5 * 60 + 1)
+    await until(lambda: [r[1] for r in rows(window)] == ["wf-orders"], timeout=3, what="the rule to expire")
+    assert app.policy.matching(site) is None
+
+    # One window per app: asking again brings the same one to the front.
+    show_rules_window(app)
+    assert open_rules_window(app) is window
+    assert len(app.policy.listeners) == 1
+    window.close()
+    assert app.policy.listeners == [], "a closed window stops listening"
+    await until(lambda: not shiboken6.isValid(window), what="the closed window to be deleted")
+    again = open_rules_window(app)
+    assert again is not window
+    assert [r[1] for r in rows(again)] == ["wf-orders"]
