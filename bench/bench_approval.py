@@ -27,7 +27,6 @@ from tests.support.waiting import until
 
 from bench.common import line, median, p95
 
-
 CAPTURE_QUOTA_GAP_S = 0.6
 
 

@@ -52,10 +52,10 @@ class Settings:
             ):
                 values[name] = value
         settings = cls(**values)
-        settings._bound()
+        settings.bound()
         return settings
 
-    def _bound(self) -> None:
+    def bound(self) -> None:
         """Out-of-range numbers fall back to their defaults rather than break the app."""
         defaults = Settings()
         if not 0 <= self.port <= 65535:
