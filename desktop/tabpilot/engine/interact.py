@@ -40,6 +40,10 @@ async def _execute_js(ctx: CommandContext, p: dict[str, Any]) -> dict[str, Any]:
 
 ELEMENT_TIMEOUT = Param("timeout_ms", "integer", "default 10000", default=10_000, minimum=100, maximum=120_000)
 SELECTOR = Param("selector", "string", "CSS selector (first match)", required=True)
+OPTIONAL_SELECTOR = Param("selector", "string", "CSS selector (first match)")
+VALUE = Param("value", "string", "text; {{secret:NAME}} from the keyring", required=True)
+TEXT = Param("text", "string", "text; {{secret:NAME}} from the keyring", required=True)
+KEY = Param("key", "string", "e.g. Enter, Tab, Control+A", required=True)
 
 
 def _with_secrets(ctx: CommandContext, p: dict[str, Any], key: str) -> tuple[dict[str, Any], dict[str, str]]:
@@ -57,6 +61,21 @@ def _action(op: str, value_key: str | None = None) -> Any:
         return dict(scrub(result, secrets))
 
     return run
+
+
+def _page_action(mode: str, summary: str, op: str, params: tuple[Param, ...], value_key: str | None) -> Command:
+    """An action on one element: changes the page, so it needs the pilot, page actions and approval."""
+    return Command(
+        "interact",
+        mode,
+        "mutate",
+        summary,
+        _action(op, value_key),
+        params=(*params, ELEMENT_TIMEOUT),
+        pilot_gated=True,
+        capability="page_actions",
+        targets_tab=True,
+    )
 
 
 COMMANDS = [
@@ -94,76 +113,15 @@ COMMANDS = [
         capability="execute_js",
         targets_tab=True,
     ),
-    Command(
-        "interact",
-        "click",
-        "mutate",
-        "click (trusted events; waits until clickable)",
-        _action("dom.click"),
-        params=(SELECTOR, ELEMENT_TIMEOUT),
-        pilot_gated=True,
-        capability="page_actions",
-        targets_tab=True,
-    ),
-    Command(
-        "interact",
-        "fill",
-        "mutate",
-        "set an input's value",
-        _action("dom.fill", "value"),
-        params=(
-            SELECTOR,
-            Param("value", "string", "text; {{secret:NAME}} from the keyring", required=True),
-            ELEMENT_TIMEOUT,
-        ),
-        pilot_gated=True,
-        capability="page_actions",
-        targets_tab=True,
-    ),
-    Command(
-        "interact",
-        "type",
-        "mutate",
-        "type with key events",
-        _action("dom.type", "text"),
-        params=(
-            SELECTOR,
-            Param("text", "string", "text; {{secret:NAME}} from the keyring", required=True),
-            ELEMENT_TIMEOUT,
-        ),
-        pilot_gated=True,
-        capability="page_actions",
-        targets_tab=True,
-    ),
-    Command(
-        "interact",
-        "press",
-        "mutate",
-        "key into selector or the focused element",
-        _action("dom.press"),
-        params=(
-            Param("key", "string", "e.g. Enter, Tab, Control+A", required=True),
-            Param("selector", "string", "CSS selector (first match)"),
-            ELEMENT_TIMEOUT,
-        ),
-        pilot_gated=True,
-        capability="page_actions",
-        targets_tab=True,
-    ),
-    Command(
-        "interact",
-        "select",
-        "mutate",
-        "<select> option by value or label",
-        _action("dom.select"),
-        params=(
-            SELECTOR,
-            Param("value", "string", "text; {{secret:NAME}} from the keyring", required=True),
-            ELEMENT_TIMEOUT,
-        ),
-        pilot_gated=True,
-        capability="page_actions",
-        targets_tab=True,
+    *(
+        _page_action(mode, summary, op, params, value_key)
+        for mode, summary, op, params, value_key in (
+            ("click", "click (trusted events; waits until clickable)", "dom.click", (SELECTOR,), None),
+            ("fill", "set an input's value", "dom.fill", (SELECTOR, VALUE), "value"),
+            ("type", "type with key events", "dom.type", (SELECTOR, TEXT), "text"),
+            ("press", "key into selector or the focused element", "dom.press", (KEY, OPTIONAL_SELECTOR), None),
+            ("select", "<select> option by value or label", "dom.select", (SELECTOR, VALUE), "value"),
+        )
     ),
     Command(
         "interact",
@@ -171,7 +129,7 @@ COMMANDS = [
         "navigate",
         "element into view, or page to bottom",
         _action("dom.scroll"),
-        params=(Param("selector", "string", "CSS selector (first match)"), ELEMENT_TIMEOUT),
+        params=(OPTIONAL_SELECTOR, ELEMENT_TIMEOUT),
         pilot_gated=True,
         targets_tab=True,
     ),
