@@ -16,6 +16,7 @@ from tabpilot.bridge.pairing import CODE_LIFETIME_S, PairingBook, key_of, show_c
 from tabpilot.bridge.protocol import Hello, Refused
 from tabpilot.bridge.server import BridgeHooks, BridgeServer
 from tabpilot.browser.managed import ManagedBrowser
+from tabpilot.engine.capture import store_for
 from tabpilot.engine.catalog import build_registry
 from tabpilot.engine.core import Engine, EngineConfig
 from tabpilot.engine.errors import TabpilotError, new_log_ref
@@ -85,6 +86,8 @@ class App:
         pilot = self.engine.pilot
         pilot.ai_web_pilot = bool(options.pilot)
         self._capabilities = KeyringDocument("capabilities", paths.keyring_account)
+        self.capture = store_for(self.engine)  # the pages' console, errors, network, WebSockets
+        self.link.on_event(self.capture.on_link_event)
         self.token = ""
         self.bridge: BridgeServer | None = None
         self.mcp: McpEndpoint | None = None
@@ -266,6 +269,15 @@ class App:
         if remember:
             keyring_store.remember_pilot(self.paths.keyring_account, on)
 
+    def capture_status(self) -> dict[str, Any]:
+        """For the tray: the two capture toggles, and per tab what capture holds (entries per kind)."""
+        caps = self.engine.pilot.capabilities
+        return {
+            "websockets": caps["capture_websockets"],
+            "network_bodies": caps["capture_network_bodies"],
+            "tabs": self.capture.status(),
+        }
+
     def set_capability(self, name: str, on: bool) -> None:
         """A tray toggle (execute_js, page actions, scrape, state snapshots, capture); kept in the keyring."""
         self.engine.pilot.set_capability(name, on)
@@ -291,6 +303,7 @@ class App:
     def apply_settings(self, settings: Settings) -> list[str]:
         """Save new settings and use what can change at once; returns the ones that need a restart."""
         before = self.settings
+        settings.bound()  # the same ranges as a loaded file
         settings.save(self.paths.config_file)
         self.settings = settings
         self.engine.config.step_delay_ms = settings.step_delay_ms

@@ -1,4 +1,5 @@
 // The allow-list of operations the app may ask for. Anything else is refused.
+import { audit } from "./a11y.js";
 import { click, press, type } from "./actions.js";
 import * as cdp from "./cdp.js";
 import { crop } from "./crop.js";
@@ -79,6 +80,7 @@ export const OPS = {
   "dom.scroll": elementOp("dom.scroll", (p) => ({ selector: p.selector ?? "" })),
   "scrape.extract": onPage(extract),
   "scrape.next_page": onPage(nextPage),
+  "a11y.audit": async (p, frameMs) => audit(await targetTab(p), p, frameMs),
 };
 
 /** `timeoutMs` is the command frame's: how long the app waits for the answer. */

@@ -1,11 +1,13 @@
 // Tabpilot's service worker: holds the link to the app and runs the commands it pushes.
 import { showStatus } from "./badge.js";
+import { startCapture } from "./capture.js";
 import { dispatch } from "./commands.js";
 import { Connection, WAKE_ALARM } from "./connection.js";
 
 const connection = new Connection(dispatch);
 connection.onChange(showStatus);
 connection.onChange((snapshot) => chrome.storage.session.set({ link: snapshot }).catch(() => {}));
+startCapture(connection); // console, errors, network, bodies, WebSockets from the pages to the app
 
 // A sleeping worker has no timers: an alarm wakes it to retry while the app is away.
 chrome.alarms.create(WAKE_ALARM, { periodInMinutes: 0.5 });

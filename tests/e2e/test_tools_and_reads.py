@@ -17,11 +17,35 @@ pytestmark = [pytest.mark.e2e, E2E]
 async def test_the_tools_are_exactly_the_four_and_compact(mcp: StdioMcp) -> None:
     listed = await mcp.list_tools()
     assert [t.name for t in listed.tools] == ["observe", "interact", "configure", "generate"]
-    size = len(json.dumps([t.model_dump(by_alias=True, exclude_none=True, mode="json") for t in listed.tools]))
+    dumped = [t.model_dump(by_alias=True, exclude_none=True, mode="json") for t in listed.tools]
+    size = len(json.dumps(dumped, separators=(",", ":")))  # as the wire carries it
     assert size < 8 * 1024, f"tools/list is {size} bytes"
     modes = {t.name: t.input_schema["properties"][t.input_schema["required"][0]]["enum"] for t in listed.tools}
-    assert modes["observe"] == ["page", "dom", "tabs", "pilot", "command_result", "workflows"]
-    assert modes["interact"] == ["navigate", "execute_js", "scrape"]
+    assert modes["observe"] == [
+        "page",
+        "dom",
+        "tabs",
+        "pilot",
+        "command_result",
+        "logs",
+        "errors",
+        "network",
+        "network_bodies",
+        "websocket_events",
+        "a11y_audit",
+        "workflows",
+    ]
+    assert modes["interact"] == [
+        "navigate",
+        "execute_js",
+        "click",
+        "fill",
+        "type",
+        "press",
+        "select",
+        "scroll",
+        "scrape",
+    ]
     observe = next(t for t in listed.tools if t.name == "observe")
     interact = next(t for t in listed.tools if t.name == "interact")
     assert observe.annotations is not None and observe.annotations.read_only_hint is True

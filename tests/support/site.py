@@ -6,10 +6,11 @@ It records every request it serves, so a test can assert that something did (or 
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import html
 from pathlib import Path
 
-from aiohttp import web
+from aiohttp import WSMsgType, web
 
 SITE = Path(__file__).resolve().parents[1] / "fixtures" / "site"
 STRICT_CSP = "default-src 'self'; script-src 'self'; object-src 'none'"
@@ -45,6 +46,16 @@ class FixtureSite:
         app.router.add_get("/account", self._account)
         app.router.add_get("/login", self._login_form)
         app.router.add_post("/session", self._session)
+        app.router.add_get("/api/json", self._api_json)
+        app.router.add_get("/api/text", self._api_text)
+        app.router.add_get("/api/binary", self._api_binary)
+        app.router.add_get("/api/fail", self._api_fail)
+        app.router.add_get("/api/big", self._api_big)
+        app.router.add_post("/api/echo-body", self._api_echo_body)
+        app.router.add_get("/api/echo-headers", self._api_echo_headers)
+        app.router.add_get("/ws/echo", self._ws_echo)
+        app.router.add_get("/ws/sink", self._ws_sink)
+        app.router.add_get("/{name}.css", self._stylesheet)
         app.router.add_get("/{name}.html", self._page)
         self._runner = web.AppRunner(app, access_log=None)
         await self._runner.setup()
@@ -66,7 +77,8 @@ class FixtureSite:
         if not path.is_file():
             raise web.HTTPNotFound()
         body = path.read_text(encoding="utf-8").replace("LONGTEXT", "x" * 800)
-        headers = {"Content-Security-Policy": STRICT_CSP} if path.stem == "csp" else {}
+        strict = path.stem == "csp" or path.stem.startswith("csp-")
+        headers = {"Content-Security-Policy": STRICT_CSP} if strict else {}
         return web.Response(text=body, content_type="text/html", headers=headers)
 
     async def _root(self, request: web.Request) -> web.StreamResponse:
@@ -163,3 +175,59 @@ class FixtureSite:
         )
         body = f'<!doctype html><title>Big table</title><table id="big"><tbody>{rows}</tbody></table>'
         return web.Response(text=body, content_type="text/html")
+
+    # -- capture: API answers of every kind, header echo, WebSockets ----------------------------------
+
+    async def _stylesheet(self, request: web.Request) -> web.StreamResponse:
+        path = SITE / f"{request.match_info['name']}.css"
+        if not path.is_file():
+            raise web.HTTPNotFound()
+        return web.Response(text=path.read_text(encoding="utf-8"), content_type="text/css")
+
+    async def _api_json(self, request: web.Request) -> web.StreamResponse:
+        return web.json_response({"user": "alice", "items": [1, 2, 3], "tag": request.query.get("tag", "")})
+
+    async def _api_text(self, request: web.Request) -> web.StreamResponse:
+        return web.Response(text="plain text answer", content_type="text/plain")
+
+    async def _api_binary(self, request: web.Request) -> web.StreamResponse:
+        return web.Response(body=bytes(range(256)) * 8, content_type="application/octet-stream")
+
+    async def _api_fail(self, request: web.Request) -> web.StreamResponse:
+        return web.json_response({"error": "server exploded"}, status=500)
+
+    async def _api_big(self, request: web.Request) -> web.StreamResponse:
+        return web.Response(text="b" * 20_000, content_type="text/plain")
+
+    async def _api_echo_body(self, request: web.Request) -> web.StreamResponse:
+        body = await request.text()
+        return web.json_response({"received_chars": len(body)})
+
+    async def _api_echo_headers(self, request: web.Request) -> web.StreamResponse:
+        """Which headers arrived, each with a digest of its value (never the value itself), so a page can
+        prove its request carried them while no value ever shows up in a response body."""
+        digests = {k.lower(): hashlib.sha256(v.encode()).hexdigest()[:16] for k, v in request.headers.items()}
+        return web.json_response({"headers": digests})
+
+    async def _ws_echo(self, request: web.Request) -> web.StreamResponse:
+        """Echoes every frame. `burst N SIZE` answers N text frames of SIZE characters instead."""
+        ws = web.WebSocketResponse(max_msg_size=0)
+        await ws.prepare(request)
+        async for msg in ws:
+            if msg.type == WSMsgType.TEXT and msg.data.startswith("burst "):
+                _, count, size = msg.data.split()
+                for n in range(int(count)):
+                    await ws.send_str(f"{n}:".ljust(int(size), "x"))
+            elif msg.type == WSMsgType.TEXT:
+                await ws.send_str(msg.data)
+            elif msg.type == WSMsgType.BINARY:
+                await ws.send_bytes(msg.data)
+        return ws
+
+    async def _ws_sink(self, request: web.Request) -> web.StreamResponse:
+        """Takes frames and answers none (a page sending as fast as it can)."""
+        ws = web.WebSocketResponse(max_msg_size=0)
+        await ws.prepare(request)
+        async for _msg in ws:
+            pass
+        return ws

@@ -16,6 +16,8 @@ TOOL_PURPOSE = {
     "configure": "Session settings.",
     "generate": "Artifacts from the page.",
 }
+MAX_LISTED_MODES = 2
+"""A parameter note shared by more modes than this is shown without their names."""
 LONG_RUNNING_NOTE = "Slow calls answer {status, correlation_id}; poll observe command_result."
 
 
@@ -59,7 +61,12 @@ def _merged(params: list[tuple[str, Param]], all_modes: int) -> dict[str, Any]:
     if len(by_doc) == 1 and len(params) == all_modes:
         merged["description"] = params[0][1].doc
     else:
-        merged["description"] = "; ".join(f"[{','.join(modes)}] {doc}" for doc, modes in by_doc.items())
+        # A note many modes share goes first and unlabelled (its text says what it is about, e.g.
+        # the tab, or how many entries a list returns); listing them all would cost more than it tells.
+        parts = [
+            doc if len(modes) > MAX_LISTED_MODES else f"[{','.join(modes)}] {doc}" for doc, modes in by_doc.items()
+        ]
+        merged["description"] = "; ".join(sorted(parts, key=lambda part: part.startswith("[")))
     return merged
 
 

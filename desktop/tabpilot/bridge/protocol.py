@@ -38,6 +38,7 @@ OPS: tuple[str, ...] = (
     "dom.scroll",
     "scrape.extract",
     "scrape.next_page",
+    "a11y.audit",
 )
 
 

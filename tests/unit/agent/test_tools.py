@@ -83,7 +83,8 @@ def test_descriptions_name_every_mode_and_its_required_params(registry: Registry
 
 
 def test_all_tool_definitions_fit_in_8_kb(tools: dict[str, types.Tool]) -> None:
-    size = len(json.dumps([dump(t) for t in tools.values()]).encode())
+    # Measured as the wire carries it: the MCP SDK sends tools/list as compact JSON (model_dump_json).
+    size = len(json.dumps([dump(t) for t in tools.values()], separators=(",", ":")).encode())
     assert size < MAX_TOOLS_JSON, f"the tool definitions are {size} bytes (limit {MAX_TOOLS_JSON})"
 
 

@@ -1,0 +1,114 @@
+// Capture, isolated world (every frame, document_start): takes the page's capture events from the
+// MAIN-world scripts (capture/link.js explains the private channel), batches them and sends them to
+// the service worker, which forwards them to the app. It also tells the page side which capture
+// toggles the user has on (chrome.storage.session, mirrored by the service worker; defaults until
+// known: WebSockets on, bodies off) and drops what a toggle forbids.
+(() => {
+  if (globalThis.__tabpilotRelay) return;
+  globalThis.__tabpilotRelay = true;
+
+  const HELLO = "tabpilot-capture-hello";
+  const READY = "tabpilot-capture-ready";
+  const SEND_MS = 100; // a batch leaves 100 ms after its first item (or at 500 items, or when the page hides)
+  const SEND_ITEMS = 500; // items per message at most
+  const MAX_PENDING = 5000; // beyond this the oldest are dropped (and counted)
+
+  let port = null;
+  let settings = null; // the user's toggles once known
+  let pageSettings = null; // what the page side confirmed it applies
+  let ackPending = false;
+  let pending = [];
+  let dropped = 0;
+  let timer = 0;
+  let alive = true;
+
+  const allowed = (item) => (item.kind === "ws" ? settings.websockets : item.kind === "body" ? settings.bodies : true);
+
+  function send() {
+    timer = 0;
+    if (!alive || !settings) return;
+    let items = pending.filter(allowed);
+    pending = [];
+    while (items.length > SEND_ITEMS) {
+      post({ items: items.slice(0, SEND_ITEMS), dropped: 0 });
+      items = items.slice(SEND_ITEMS);
+    }
+    if (items.length === 0 && dropped === 0 && !ackPending) return;
+    const msg = { items, dropped };
+    if (ackPending) msg.settings = pageSettings;
+    ackPending = false;
+    dropped = 0;
+    post(msg);
+  }
+
+  function post(capture) {
+    try {
+      chrome.runtime.sendMessage({ capture }).catch(() => {});
+    } catch {
+      alive = false; // the extension was reloaded: this copy of the relay is orphaned
+      port?.close();
+    }
+  }
+
+  function schedule() {
+    if (!settings) return;
+    if (pending.length >= SEND_ITEMS) {
+      clearTimeout(timer);
+      send();
+      return;
+    }
+    if (!timer) timer = setTimeout(send, SEND_MS);
+  }
+
+  function fromPage(event) {
+    const msg = event.data;
+    if (!msg || typeof msg !== "object") return;
+    if (Array.isArray(msg.items)) {
+      for (const item of msg.items) if (item && typeof item === "object") pending.push(item);
+      dropped += Number.isInteger(msg.dropped) ? msg.dropped : 0;
+      if (pending.length > MAX_PENDING) {
+        dropped += pending.length - MAX_PENDING;
+        pending = pending.slice(-MAX_PENDING);
+      }
+    }
+    if (msg.ack && typeof msg.ack === "object") {
+      pageSettings = { websockets: msg.ack.websockets === true, bodies: msg.ack.bodies === true };
+      ackPending = true;
+    }
+    schedule();
+  }
+
+  function onHello(event) {
+    const offered = event.ports?.[0];
+    if (port || !offered) return;
+    port = offered;
+    removeEventListener(HELLO, onHello);
+    port.onmessage = fromPage;
+    if (settings) port.postMessage({ settings });
+  }
+  addEventListener(HELLO, onHello);
+  dispatchEvent(new Event(READY));
+  setTimeout(() => removeEventListener(HELLO, onHello), 0); // only during document_start
+
+  function apply(value) {
+    settings = { websockets: value?.websockets !== false, bodies: value?.bodies === true };
+    port?.postMessage({ settings });
+    schedule();
+  }
+
+  chrome.storage.session
+    .get("capture")
+    .then(({ capture }) => apply(capture))
+    .catch(() =>
+      // session storage not opened to content scripts yet (the worker is starting): ask it
+      chrome.runtime.sendMessage({ captureSettings: true }).then(apply, () => apply(undefined)),
+    );
+  try {
+    chrome.storage.onChanged.addListener((changes, area) => {
+      if (area === "session" && changes.capture) apply(changes.capture.newValue);
+    });
+  } catch {
+    // no storage events: the first settings stay
+  }
+  addEventListener("pagehide", () => send(), true);
+})();

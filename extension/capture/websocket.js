@@ -1,0 +1,115 @@
+// Capture, page side (MAIN world) — 6/7: WebSocket lifecycle and messages.
+// `WebSocket` becomes a Proxy of the browser's constructor: `new WebSocket(...)` builds the real
+// socket, so `instanceof WebSocket`, the prototype, the static constants (OPEN, ...) and subclassing
+// are unchanged. `send` is hooked once on the prototype; incoming messages are seen by a listener
+// added first, which never stops the event, so the page's own onmessage and listeners still fire.
+// Text is cut at 4 KB (`truncated: true`); binary is `[Binary: N bytes]`. At most 20 connections
+// are followed: a 21st evicts the oldest. With "capture WebSockets" off nothing is followed.
+(() => {
+  const hub = window.__tabpilotCaptureHub;
+  if (!hub || hub.websocket) return;
+  hub.websocket = true;
+
+  const Native = window.WebSocket;
+  if (typeof Native !== "function") return;
+
+  const MAX_DATA = 4096;
+  const MAX_CONNECTIONS = 20;
+  const tracked = new Map(); // socket -> {id, url, listeners}; insertion order = age
+  const prefix = (() => {
+    try {
+      const bytes = crypto.getRandomValues(new Uint8Array(4));
+      return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+    } catch {
+      return Math.random().toString(16).slice(2, 10);
+    }
+  })();
+  let counter = 0;
+  const { addEventListener: on, removeEventListener: off } = hub.native;
+
+  function emit(conn, event, extra) {
+    hub.emit({ kind: "ws", ts: hub.isoNow(), event, connection_id: conn.id, url: conn.url, ...extra });
+  }
+
+  function payload(data) {
+    if (typeof data === "string") {
+      const [text, truncated] = hub.cut(data, MAX_DATA);
+      return truncated ? { data: text, size: data.length, truncated: true } : { data: text, size: data.length };
+    }
+    const size = data instanceof Blob ? data.size : (data?.byteLength ?? 0);
+    return { data: `[Binary: ${size} bytes]`, size, binary: true };
+  }
+
+  function untrack(ws, conn) {
+    tracked.delete(ws);
+    for (const [type, fn] of conn.listeners) off.call(ws, type, fn);
+  }
+
+  function track(ws) {
+    const conn = { id: `ws-${prefix}-${++counter}`, url: String(ws.url), listeners: [] };
+    const listen = (type, fn) => {
+      conn.listeners.push([type, fn]);
+      on.call(ws, type, fn);
+    };
+    listen("open", () => emit(conn, "open", { protocol: ws.protocol || undefined }));
+    listen("message", (e) => {
+      try {
+        if (e.isTrusted) emit(conn, "message", { direction: "incoming", ...payload(e.data) });
+      } catch {
+        // never in the page's way
+      }
+    });
+    listen("error", () => emit(conn, "error", {}));
+    listen("close", (e) => {
+      emit(conn, "close", { code: e.code, reason: hub.cut(String(e.reason || ""), 500)[0], was_clean: e.wasClean });
+      untrack(ws, conn);
+    });
+    tracked.set(ws, conn);
+    emit(conn, "connecting", {});
+    if (tracked.size > MAX_CONNECTIONS) {
+      const [oldest, old] = tracked.entries().next().value;
+      untrack(oldest, old);
+      emit(old, "evicted", {});
+    }
+  }
+
+  window.WebSocket = new Proxy(Native, {
+    construct(target, args, newTarget) {
+      const ws = Reflect.construct(target, args, newTarget);
+      try {
+        if (hub.settings.websockets) track(ws);
+      } catch {
+        // the page gets its socket whatever happens here
+      }
+      return ws;
+    },
+  });
+  try {
+    Object.defineProperty(Native.prototype, "constructor", { value: window.WebSocket, writable: true, configurable: true });
+  } catch {
+    // ws.constructor stays the browser's function
+  }
+
+  const nativeSend = Native.prototype.send;
+  const hooks = {
+    send(data) {
+      const result = Reflect.apply(nativeSend, this, arguments);
+      const conn = tracked.get(this);
+      if (conn !== undefined) {
+        try {
+          emit(conn, "message", { direction: "outgoing", ...payload(data) });
+        } catch {
+          // idem
+        }
+      }
+      return result;
+    },
+  };
+  Object.defineProperty(hooks.send, "length", { value: nativeSend.length });
+  Native.prototype.send = hooks.send;
+
+  // Switched off: stop following every connection at once.
+  hub.onSettings((now, before) => {
+    if (before.websockets && !now.websockets) for (const [ws, conn] of [...tracked]) untrack(ws, conn);
+  });
+})();
