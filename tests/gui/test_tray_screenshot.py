@@ -288,7 +288,7 @@ def _screenshot_tray_menu(x_server: XServer, tray_host: subprocess.Popen[bytes],
     # The icon alone, before the menu opened over the panel.
     panel = QRect(icon.left() - 40, 0, icon.width() + 80, TRAY_HEIGHT + 8).intersected(plain.rect())
     plain.copy(panel).save(str(SCREENSHOTS / "tray-icon-closeup.png"))
-    before.unlink()
+    before.unlink(missing_ok=True)  # another run sharing artifacts/ may have taken it
 
     image = QImage(str(shot))
     assert not image.isNull(), f"{shot} is not a readable PNG"

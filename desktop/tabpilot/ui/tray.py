@@ -1,20 +1,36 @@
-"""The tray icon and its menu: AI Web Pilot toggle, browser link, managed browser, Quit."""
+"""The tray icon and its menu: status, AI Web Pilot and capability toggles, workflows, the windows, Quit.
+
+Menu:
+    Tabpilot — port N / Browser: … / what runs now      (status lines)
+    AI Web Pilot                                        (the master switch)
+    Capabilities ▸                                      (one toggle per capability, kept in the keyring)
+    Capture ▸                                           (what capture holds per tab: capture_menu.py)
+    Workflows ▸  Activity…  Secrets…
+    Paired browsers…  Pair your own browser…  Approval rules…
+    Settings…  Open managed browser
+    Quit Tabpilot
+"""
 
 from __future__ import annotations
 
 import asyncio
 import logging
 from collections.abc import Callable
+from functools import partial
 from typing import TYPE_CHECKING
 
+import shiboken6
 from PySide6.QtCore import QObject, QTimer
 from PySide6.QtGui import QAction
-from PySide6.QtWidgets import QMenu, QSystemTrayIcon
+from PySide6.QtWidgets import QMenu, QSystemTrayIcon, QWidget
 
-from tabpilot.bridge.pairing import show_code
 from tabpilot.engine.errors import TabpilotError
 from tabpilot.engine.events import ActivityEvent
-from tabpilot.ui.icons import TrayLook, tray_icon
+from tabpilot.ui.capture_menu import CaptureMenu
+from tabpilot.ui.icons import TrayLook, app_icon, tray_icon
+from tabpilot.ui.pairing import show_paired_browsers, show_pairing_code
+from tabpilot.ui.rules_window import show_rules_window
+from tabpilot.ui.workflows_menu import WorkflowsMenu
 
 if TYPE_CHECKING:
     from tabpilot.app import App
@@ -23,6 +39,23 @@ log = logging.getLogger("tabpilot.ui")
 
 BUSY_HOLD_MS = 400
 """Keep the busy look long enough to be seen, even for a 2 ms command."""
+NOTIFY_MS = 10_000
+
+CAPABILITIES: tuple[tuple[str, str, str], ...] = (
+    ("execute_js", "Run JavaScript", "Agents may run scripts in your pages (execute_js)."),
+    ("page_actions", "Page-changing actions", "Clicks, typing, key presses and selections in pages."),
+    ("scrape", "Scrape and workflows", "Reading rows out of pages and running saved workflows."),
+    ("state_snapshots", "State snapshots", "Saving and restoring a page's state (storage, cookies, form values)."),
+    ("capture_websockets", "Capture WebSockets", "Keep the pages' WebSocket messages for agents to read."),
+    ("capture_network_bodies", "Capture network bodies", "Keep request and response bodies (off by default)."),
+)
+
+
+def is_workflow(event: ActivityEvent) -> bool:
+    """A workflow run (new or replayed), or any command that reports steps."""
+    if event.tool == "interact" and event.mode == "scrape":
+        return event.params.get("operation") in ("workflow", "replay")
+    return event.steps_total is not None
 
 
 class TrayController(QObject):
@@ -30,25 +63,58 @@ class TrayController(QObject):
         super().__init__()
         self.app = app
         self.tray = QSystemTrayIcon()
+        self.host = QWidget()
+        """Never shown: the parent of the windows and dialogs the menu opens, so they go with the tray."""
+        self.host.setWindowIcon(app_icon())
         self.menu = QMenu()
         self.menu.setToolTipsVisible(True)  # the pilot item's tooltip says what it does
         self.status_action = QAction("Tabpilot", self.menu)
-        self.status_action.setEnabled(False)
         self.link_action = QAction("Browser: not connected", self.menu)
-        self.link_action.setEnabled(False)
+        self.running_action = QAction("Nothing running", self.menu)
         self.pilot_action = QAction("AI Web Pilot", self.menu)
         self.pilot_action.setCheckable(True)
         self.pilot_action.setToolTip("Lets agents act in your browser. Only you can turn it on.")
-        self.open_browser_action = QAction("Open managed browser", self.menu)
+
+        self.capabilities_menu = QMenu("Capabilities", self.menu)
+        self.capabilities_menu.setToolTipsVisible(True)
+        self.capability_actions: dict[str, QAction] = {}
+        for name, label, tip in CAPABILITIES:
+            action = QAction(label, self.capabilities_menu)
+            action.setCheckable(True)
+            action.setToolTip(tip)
+            action.toggled.connect(partial(self._capability_toggled, name))
+            self.capabilities_menu.addAction(action)
+            self.capability_actions[name] = action
+
+        self.workflows = WorkflowsMenu(app, self.host, self.notify, self, self.menu)
+        self.activity_action = QAction("Activity…", self.menu)
+        self.secrets_action = QAction("Secrets…", self.menu)
+        self.paired_action = QAction("Paired browsers…", self.menu)
         self.pair_action = QAction("Pair your own browser…", self.menu)
+        self.rules_action = QAction("Approval rules…", self.menu)
+        self.settings_action = QAction("Settings…", self.menu)
+        self.open_browser_action = QAction("Open managed browser", self.menu)
         self.quit_action = QAction("Quit Tabpilot", self.menu)
-        for action in (self.status_action, self.link_action):
+
+        for action in (self.status_action, self.link_action, self.running_action):
+            action.setEnabled(False)
             self.menu.addAction(action)
         self.menu.addSeparator()
         self.menu.addAction(self.pilot_action)
+        self.menu.addMenu(self.capabilities_menu)
+        self.capture_menu = CaptureMenu(app, self.menu)  # capture status per tab (issue 5)
+        self.menu.addMenu(self.capture_menu)
         self.menu.addSeparator()
-        self.menu.addAction(self.open_browser_action)
+        self.menu.addMenu(self.workflows.menu)
+        self.menu.addAction(self.activity_action)
+        self.menu.addAction(self.secrets_action)
+        self.menu.addSeparator()
+        self.menu.addAction(self.paired_action)
         self.menu.addAction(self.pair_action)
+        self.menu.addAction(self.rules_action)
+        self.menu.addSeparator()
+        self.menu.addAction(self.settings_action)
+        self.menu.addAction(self.open_browser_action)
         self.menu.addSeparator()
         self.menu.addAction(self.quit_action)
         self.tray.setContextMenu(self.menu)
@@ -58,34 +124,85 @@ class TrayController(QObject):
         self._busy_until_idle.timeout.connect(self.refresh)
         self.look: TrayLook = "disconnected"
         self._tasks: set[asyncio.Task[None]] = set()
+        self.windows: dict[str, QWidget] = {}
+        self.last_run: tuple[str, str] | None = None
+        """(workflow_id, correlation_id) of the last workflow notification: clicking it opens the run."""
 
         self.pilot_action.toggled.connect(self._pilot_toggled)
+        self.activity_action.triggered.connect(self.show_activity)
+        self.secrets_action.triggered.connect(self.show_secrets)
+        self.settings_action.triggered.connect(self.show_settings)
+        # Windows of the approval and pairing UI: one per app, kept by their modules.
+        self.paired_action.triggered.connect(lambda: show_paired_browsers(self.app))
+        self.pair_action.triggered.connect(lambda: show_pairing_code(self.app))
+        self.rules_action.triggered.connect(lambda: show_rules_window(self.app))
         self.open_browser_action.triggered.connect(self._open_browser)
-        self.pair_action.triggered.connect(self._offer_code)
-        self._announced: set[str] = set()
         self.quit_action.triggered.connect(quit_app)
-        app.pairings.listeners.append(self._pairing_changed)
+        self.tray.messageClicked.connect(self._message_clicked)
         self._unsubscribe: list[Callable[[], None]] = [
             app.link.subscribe(lambda _connected: self.refresh()),
             app.engine.pilot.subscribe(lambda _pilot: self.refresh()),
             app.engine.activity.subscribe(self._activity),
-            lambda: app.pairings.listeners.remove(self._pairing_changed),
         ]
         self.refresh()
         self.tray.show()
 
     def close(self) -> None:
-        """Hide the icon and stop following the app (the app may go on, e.g. in tests)."""
+        """Hide the icon, stop following the app (it may go on, e.g. in tests), and delete the windows the
+        menu opened, here on the GUI thread."""
         for unsubscribe in self._unsubscribe:
             unsubscribe()
         self._unsubscribe.clear()
         self._busy_until_idle.stop()
+        self.workflows.close()
+        for window in self.windows.values():
+            if shiboken6.isValid(window):
+                dispose = getattr(window, "dispose", None)
+                if callable(dispose):
+                    dispose()
+                window.close()
+        self.windows.clear()
         self.menu.hide()
         self.tray.hide()
+        if shiboken6.isValid(self.host):
+            shiboken6.delete(self.host)
+
+    # -- toggles ---------------------------------------------------------------------------------
 
     def _pilot_toggled(self, on: bool) -> None:
         if on != self.app.engine.pilot.ai_web_pilot:
             self.app.set_pilot(on, remember=True)
+
+    def _capability_toggled(self, name: str, on: bool) -> None:
+        if self.app.engine.pilot.capabilities.get(name) != on:
+            self.app.set_capability(name, on)
+
+    # -- windows -----------------------------------------------------------------------------------
+
+    def _show(self, key: str, make: Callable[[], QWidget]) -> QWidget:
+        window = self.windows.get(key)
+        if window is None or not shiboken6.isValid(window):
+            window = make()
+            self.windows[key] = window
+        window.show()
+        window.raise_()
+        window.activateWindow()
+        return window
+
+    def show_activity(self) -> QWidget:
+        from tabpilot.ui.activity_window import ActivityWindow
+
+        return self._show("activity", lambda: ActivityWindow(self.app, self.host))
+
+    def show_secrets(self) -> QWidget:
+        from tabpilot.ui.secrets_window import SecretsWindow
+
+        return self._show("secrets", lambda: SecretsWindow(self.app, self.host))
+
+    def show_settings(self) -> QWidget:
+        from tabpilot.ui.settings_dialog import SettingsDialog
+
+        return self._show("settings", lambda: SettingsDialog(self.app, self.host))
 
     def _open_browser(self) -> None:
         async def go() -> None:
@@ -102,33 +219,44 @@ class TrayController(QObject):
         task.add_done_callback(self._tasks.discard)
         self.open_browser_action.setEnabled(False)  # until it has launched (or failed): no second click
 
-    def _offer_code(self) -> None:
-        offer = self.app.offer_pairing_code()
-        self.tray.showMessage(
-            "Pair your browser",
-            f"Type {offer['code']} into the Tabpilot extension's popup (valid 5 minutes).",
-            QSystemTrayIcon.MessageIcon.Information,
-            60_000,
-        )
+    # -- notifications ---------------------------------------------------------------------------
 
-    def _pairing_changed(self) -> None:
-        for pending in self.app.pairings.pending():
-            if pending.code in self._announced or not pending.instance_id:
-                continue
-            self._announced.add(pending.code)
-            browser = f"{pending.browser.get('name', 'A browser')} {pending.browser.get('version', '')}".strip()
-            self.tray.showMessage(
-                "A browser wants to connect",
-                f"{browser} (extension {pending.extension_id[:8]}…). To allow it, type "
-                f"{show_code(pending.code)} into the Tabpilot extension's popup.",
-                QSystemTrayIcon.MessageIcon.Information,
-                120_000,
-            )
+    def notify(self, text: str, warning: bool = False) -> None:
+        icon = QSystemTrayIcon.MessageIcon.Warning if warning else QSystemTrayIcon.MessageIcon.Information
+        self.tray.showMessage("Tabpilot", text, icon, NOTIFY_MS)
+
+    def _workflow_finished(self, event: ActivityEvent) -> None:
+        workflow_id = str(event.params.get("workflow_id") or "")
+        name = str(event.params.get("name") or workflow_id or event.correlation_id)
+        entry = self.app.workflows.get(workflow_id) if workflow_id else None
+        if entry is not None and entry.workflow is not None:
+            name = entry.workflow.name
+        job = self.app.engine.jobs.get(event.correlation_id)
+        if event.outcome == "ok":
+            result = job.result if job is not None and job.result is not None else {}
+            if not workflow_id:
+                workflow_id = str(result.get("workflow_id") or "")
+            rows = result.get("data")
+            count = len(rows) if isinstance(rows, list) else 0
+            self.notify(f"Workflow {name} finished: {count} row{'' if count == 1 else 's'}")
+        else:
+            reason = job.error.message if job is not None and job.error is not None else event.error or "error"
+            self.notify(f"Workflow {name} failed: {reason}", True)
+        self.last_run = (workflow_id, event.correlation_id) if workflow_id else None
+
+    def _message_clicked(self) -> None:
+        if self.last_run is not None:
+            self.workflows.open_run(*self.last_run)
+
+    # -- state -------------------------------------------------------------------------------------
 
     def _activity(self, event: ActivityEvent) -> None:
         if event.phase == "started":
             self._busy_until_idle.start(BUSY_HOLD_MS)
-        self.refresh()
+        elif event.phase == "finished" and is_workflow(event):
+            self._workflow_finished(event)
+        if event.phase != "progress":
+            self.refresh()
 
     def compute_look(self) -> TrayLook:
         if not self.app.link.connected:
@@ -139,10 +267,9 @@ class TrayController(QObject):
 
     def refresh(self) -> None:
         pilot = self.app.engine.pilot.ai_web_pilot
-        if self.pilot_action.isChecked() != pilot:
-            self.pilot_action.blockSignals(True)
-            self.pilot_action.setChecked(pilot)
-            self.pilot_action.blockSignals(False)
+        _set_checked(self.pilot_action, pilot)
+        for name, action in self.capability_actions.items():
+            _set_checked(action, self.app.engine.pilot.capabilities.get(name, False))
         info = self.app.link.info()
         if self.app.link.connected:
             name = f"{info.get('name', 'browser')} {info.get('version', '')}".strip()
@@ -152,6 +279,10 @@ class TrayController(QObject):
         self.link_action.setText(link)
         port = self.app.bridge.port if self.app.bridge else 0
         self.status_action.setText(f"Tabpilot — port {port}")
+        running = self.app.engine.activity.running
+        self.running_action.setText(
+            "Nothing running" if not running else f"Running {running} command{'' if running == 1 else 's'}"
+        )
         managed = self.app.managed
         self.open_browser_action.setEnabled(managed is None or not (managed.running or managed.launching))
         look = self.compute_look()
@@ -159,3 +290,11 @@ class TrayController(QObject):
             self.look = look
             self.tray.setIcon(tray_icon(look))
         self.tray.setToolTip(f"Tabpilot — {link.removeprefix('Browser: ')}; AI Web Pilot {'ON' if pilot else 'off'}")
+
+
+def _set_checked(action: QAction, on: bool) -> None:
+    """Show the app's state without it counting as the person's click."""
+    if action.isChecked() != on:
+        action.blockSignals(True)
+        action.setChecked(on)
+        action.blockSignals(False)

@@ -1,0 +1,211 @@
+"""The Settings dialog: port, managed browser, delays, redaction, start at login, and rotating the token.
+
+Save hands the new settings to the app, which uses at once what it can and says what needs a restart.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QShowEvent
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QDialog,
+    QDialogButtonBox,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPlainTextEdit,
+    QPushButton,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
+
+from tabpilot import autostart
+from tabpilot.storage.settings import Settings
+from tabpilot.ui.dialogs import ask_open_path, confirm
+from tabpilot.ui.icons import app_icon
+
+if TYPE_CHECKING:
+    from tabpilot.app import App
+
+log = logging.getLogger("tabpilot.ui")
+
+RESTART_NAMES = {
+    "port": "the port",
+    "browser_executable": "the browser executable",
+    "managed_headless": "the headless choice",
+}
+
+
+class SettingsDialog(QDialog):
+    def __init__(self, app: App, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.app = app
+        self.setWindowTitle("Tabpilot — Settings")
+        self.setWindowIcon(app_icon())
+        self.setMinimumWidth(520)
+        layout = QVBoxLayout(self)
+
+        bridge = QGroupBox("Connection")
+        bridge_form = QFormLayout(bridge)
+        self.port = QSpinBox()
+        self.port.setRange(0, 65535)
+        self.port.setSpecialValueText("any free port")
+        self.port.setToolTip("The port the extension and agents connect to (on 127.0.0.1 only).")
+        bridge_form.addRow("Port:", self.port)
+        self.rotate_button = QPushButton("Rotate token…")
+        self.rotate_button.setToolTip("Replace the token agents use to reach Tabpilot.")
+        self.rotate_button.clicked.connect(self.ask_rotate)
+        bridge_form.addRow("Access token:", self.rotate_button)
+        layout.addWidget(bridge)
+
+        browser = QGroupBox("Managed browser")
+        browser_form = QFormLayout(browser)
+        self.browser_edit = QLineEdit()
+        self.browser_edit.setPlaceholderText("found automatically (a system Chrome or Chromium)")
+        self.browse_button = QPushButton("Browse…")
+        self.browse_button.clicked.connect(self.ask_browser)
+        row = QHBoxLayout()
+        row.addWidget(self.browser_edit, 1)
+        row.addWidget(self.browse_button)
+        browser_form.addRow("Executable:", row)
+        self.headless = QCheckBox("Run it without a window (headless)")
+        browser_form.addRow("", self.headless)
+        self.open_at_start = QCheckBox("Open it when Tabpilot starts")
+        browser_form.addRow("", self.open_at_start)
+        layout.addWidget(browser)
+
+        work = QGroupBox("Workflows and safety")
+        work_form = QFormLayout(work)
+        self.step_delay = QSpinBox()
+        self.step_delay.setRange(0, 600_000)
+        self.step_delay.setSingleStep(100)
+        self.step_delay.setSuffix(" ms")
+        self.step_delay.setToolTip("The pause between a workflow's steps, unless a request says otherwise.")
+        work_form.addRow("Delay between steps:", self.step_delay)
+        self.approval_wait = QSpinBox()
+        self.approval_wait.setRange(1_000, 600_000)
+        self.approval_wait.setSingleStep(1_000)
+        self.approval_wait.setSuffix(" ms")
+        self.approval_wait.setToolTip(
+            "How long an agent waits on your approval before it hears `awaiting_approval` (the prompt stays)."
+        )
+        work_form.addRow("Agents wait for approval:", self.approval_wait)
+        self.redact = QPlainTextEdit()
+        self.redact.setPlaceholderText("one CSS selector per line")
+        self.redact.setToolTip("Elements whose content is never read out of a page (shown as [REDACTED]).")
+        self.redact.setFixedHeight(self.fontMetrics().height() * 6)
+        work_form.addRow("Never read (redact):", self.redact)
+        layout.addWidget(work)
+
+        self.autostart = QCheckBox("Start Tabpilot when I log in")
+        layout.addWidget(self.autostart)
+
+        self.status = QLabel()
+        self.status.setTextFormat(Qt.TextFormat.PlainText)
+        self.status.setWordWrap(True)
+        layout.addWidget(self.status)
+        self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Close)
+        self.save_button = self.buttons.button(QDialogButtonBox.StandardButton.Save)
+        self.save_button.clicked.connect(self.save)
+        self.buttons.rejected.connect(self.close)
+        layout.addWidget(self.buttons)
+        self.restart_needed: list[str] = []
+        self.load()
+
+    def dispose(self) -> None:
+        """Nothing to unsubscribe."""
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        if not event.spontaneous():
+            self.load()
+
+    def load(self) -> None:
+        settings = self.app.settings
+        self.port.setValue(settings.port)
+        self.browser_edit.setText(settings.browser_executable)
+        self.headless.setChecked(settings.managed_headless)
+        self.open_at_start.setChecked(settings.open_managed_at_start)
+        self.step_delay.setValue(settings.step_delay_ms)
+        self.approval_wait.setValue(settings.approval_wait_ms)
+        self.redact.setPlainText("\n".join(settings.redact_selectors))
+        self.autostart.setChecked(autostart.enabled())
+        self.status.clear()
+
+    def form_settings(self) -> Settings:
+        selectors: list[str] = []
+        for line in self.redact.toPlainText().splitlines():
+            if line.strip() and line.strip() not in selectors:
+                selectors.append(line.strip())
+        return Settings(
+            port=self.port.value(),
+            browser_executable=self.browser_edit.text().strip(),
+            managed_headless=self.headless.isChecked(),
+            open_managed_at_start=self.open_at_start.isChecked(),
+            step_delay_ms=self.step_delay.value(),
+            approval_wait_ms=self.approval_wait.value(),
+            redact_selectors=selectors,
+        )
+
+    def save(self) -> None:
+        settings = self.form_settings()
+        problems: list[str] = []
+        if settings.browser_executable and not Path(settings.browser_executable).is_file():
+            problems.append(f"There is no file {settings.browser_executable}.")
+        if problems:
+            self.status.setText(" ".join(problems))
+            return
+        try:
+            self.restart_needed = self.app.apply_settings(settings)
+        except OSError as exc:
+            self.status.setText(f"The settings could not be saved: {exc}")
+            return
+        notes = ["Saved."]
+        if self.autostart.isChecked() != autostart.enabled():
+            try:
+                autostart.set_enabled(self.autostart.isChecked())
+            except OSError as exc:
+                notes.append(f"Start at login could not be changed: {exc}.")
+        if self.restart_needed:
+            changed = ", ".join(RESTART_NAMES.get(name, name) for name in self.restart_needed)
+            notes.append(f"Restart Tabpilot to use {changed}.")
+        self.status.setText(" ".join(notes))
+
+    def ask_browser(self) -> None:
+        current = self.browser_edit.text().strip()
+        start = Path(current).parent if current else Path.home()
+        ask_open_path(self, "Choose the browser", start, "All files (*)", self._browser_chosen)
+
+    def _browser_chosen(self, path: Path) -> None:
+        self.browser_edit.setText(str(path))
+
+    def ask_rotate(self) -> None:
+        confirm(
+            self,
+            "Rotate token",
+            "Replace the access token agents use to reach Tabpilot?",
+            "Rotate token",
+            self.rotate,
+            details=(
+                "Agent sessions running now (`tabpilot mcp`, MCP clients holding the token) are refused from now "
+                "on and must reconnect. Browsers stay connected."
+            ),
+            destructive=True,
+        )
+
+    def rotate(self) -> None:
+        try:
+            self.app.rotate_token()
+        except Exception as exc:  # the keyring refused: a boundary, shown to the person
+            log.warning("rotating the token failed: %s", exc)
+            self.status.setText(f"The token could not be rotated: {exc}")
+            return
+        self.status.setText("A new token is in use; running agent sessions must reconnect.")

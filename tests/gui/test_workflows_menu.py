@@ -1,0 +1,230 @@
+"""The Workflows submenu: live from the folder, Run with parameters, the run viewer (JSON, CSV), Export,
+Import, Reveal, Delete. Real App, real watcher, a FakeExtension as the browser."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PySide6.QtCore import QUrl
+from PySide6.QtGui import QDesktopServices, QGuiApplication
+from PySide6.QtWidgets import QFileDialog, QLabel, QMenu
+from tests.conftest import AppFactory
+from tests.gui.conftest import ExtensionFactory, TrayFactory, click_menu_item
+from tests.gui.ui_support import (
+    ORIGIN,
+    JobsSite,
+    Notifications,
+    answer_box,
+    click,
+    jobs_workflow,
+    menu_item,
+    save_workflow,
+    secret_name,
+    secret_value,
+    ui_settled,
+    window_of,
+)
+from tests.support.waiting import until
+
+from tabpilot.ui.tray import TrayController
+from tabpilot.ui.workflows_menu import ParamsDialog, RunViewer
+
+
+def item_texts(menu: QMenu) -> list[str]:
+    return [a.text() for a in menu.actions() if not a.isSeparator()]
+
+
+def jobs_menu(tray: TrayController, name: str = "Jobs") -> QMenu:
+    menu = tray.workflows.workflow_menu(name)
+    assert menu is not None, f"no {name} in {item_texts(tray.workflows.menu)}"
+    return menu
+
+
+async def choose_file(path: Path) -> None:
+    """Answer the file dialog the last click opened with `path`."""
+    dialog = await window_of(QFileDialog, "the file dialog")
+    dialog.selectFile(str(path))
+    dialog.accept()
+
+
+async def test_the_menu_follows_the_folder(make_app: AppFactory, make_tray: TrayFactory) -> None:
+    app = await make_app()
+    tray = make_tray(app)
+    menu = tray.workflows.menu
+    assert item_texts(menu) == ["No saved workflows", "Recent runs", "Import…", "Open workflows folder"]
+
+    # A file a person drops into the folder shows within 2 s.
+    save_workflow(app, jobs_workflow())
+    await until(lambda: tray.workflows.workflow_menu("Jobs") is not None, timeout=2, what="Jobs in the menu")
+    assert item_texts(jobs_menu(tray)) == ["Run", "Run with parameters…", "Export…", "Reveal in folder", "Delete…"]
+    assert "wf-jobs" in jobs_menu(tray).menuAction().toolTip()
+
+    # A broken one is listed greyed, its error as the tooltip; the good one stays.
+    (app.paths.workflows_dir / "broken.json").write_text("{not json", encoding="utf-8")
+    broken = await until(
+        lambda: next((a for a in menu.actions() if a.text() == "broken (invalid)"), None),
+        timeout=2,
+        what="the broken file in the menu",
+    )
+    assert not broken.isEnabled()
+    assert "not valid JSON" in broken.toolTip()
+    assert menu.toolTipsVisible()
+
+    # One without parameters cannot be run "with parameters".
+    save_workflow(app, {"workflow_id": "plain", "name": "Plain", "steps": [{"type": "navigate", "url": ORIGIN}]})
+    await until(lambda: tray.workflows.workflow_menu("Plain") is not None, timeout=2, what="Plain in the menu")
+    assert not menu_item(jobs_menu(tray, "Plain"), "Run with parameters…").isEnabled()
+
+    # Removed by hand: gone from the menu.
+    (app.paths.workflows_dir / "wf-jobs.json").unlink()
+    await until(lambda: tray.workflows.workflow_menu("Jobs") is None, timeout=2, what="Jobs to leave the menu")
+    assert item_texts(menu)[:2] == ["Plain", "broken (invalid)"]
+
+
+async def test_run_with_parameters_then_view_copy_and_save_as_csv(
+    make_app: AppFactory,
+    make_tray: TrayFactory,
+    connect_extension: ExtensionFactory,
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+) -> None:
+    app = await make_app()
+    app.engine.config.step_delay_ms = 0
+    tray = make_tray(app)
+    notes = Notifications(tray, monkeypatch)
+    name, value = secret_name(), secret_value()
+    app.secrets.set(name, value)
+    site = JobsSite(secret_value=value)
+    await connect_extension(app, **site.handlers())
+    save_workflow(app, jobs_workflow(secret=name))
+    await until(lambda: tray.workflows.workflow_menu("Jobs") is not None, timeout=2, what="Jobs in the menu")
+
+    await click_menu_item(jobs_menu(tray), menu_item(jobs_menu(tray), "Run with parameters…"))
+    dialog = await window_of(ParamsDialog, "the parameters form")
+    assert sorted(dialog.fields) == ["city", "query"]
+    assert dialog.fields["query"].text() == "python", "a default fills its field"
+    assert dialog.fields["city"].text() == ""
+    assert not dialog.run_button.isEnabled(), "city has no default: it must be given"
+    assert f"{{{{secret:{name}}}}}" in " ".join(label.text() for label in dialog.findChildren(QLabel))
+    dialog.fields["query"].setText("rust")
+    dialog.fields["city"].setText("Lyon")
+    click(dialog.run_button)
+
+    assert await notes.wait_for("Workflow Jobs") == "Workflow Jobs finished: 3 rows"
+    assert site.navigated == [f"{ORIGIN}/search?q=rust&in=Lyon"]
+    assert site.filled == [value], "the page got the secret's value"
+    runs = app.workflows.runs("wf-jobs")
+    assert len(runs) == 1
+    assert value not in json.dumps(runs), "a saved result never holds a secret's value"
+    assert runs[0]["data"][2]["city"] == f"typed {{{{secret:{name}}}}}"
+
+    # Recent runs, newest first: its item opens the viewer.
+    tray.workflows.recent_menu.aboutToShow.emit()
+    recent = item_texts(tray.workflows.recent_menu)
+    assert len(recent) == 1
+    assert recent[0].startswith("Jobs — ")
+    assert recent[0].endswith("— 3 rows")
+    await click_menu_item(tray.workflows.recent_menu, tray.workflows.recent_menu.actions()[0])
+    viewer = await window_of(RunViewer, "the run viewer")
+    assert viewer.status_label.text().startswith("Complete — 3 rows, steps 3/3")
+    model = viewer.model
+    assert model.columns == ["title", "city"]
+    assert model.rowCount() == 3
+    assert model.data(model.index(0, 0)) == 'Dev, "senior"'
+    assert model.data(model.index(1, 1)) == "Lyon"
+    shown = [str(model.data(model.index(r, c))) for r in range(model.rowCount()) for c in range(model.columnCount())]
+    assert not any(value in cell for cell in shown)
+
+    click(viewer.copy_button)
+    copied = json.loads(QGuiApplication.clipboard().text())
+    assert copied == runs[0]
+
+    target = tmp_path / "jobs.csv"
+    click(viewer.csv_button)
+    await choose_file(target)
+    await until(target.exists, what="the CSV file")
+    text = target.read_text(encoding="utf-8")
+    assert text == (f'title,city\n"Dev, ""senior""",Berlin\nOps,Lyon\nLeaky,typed {{{{secret:{name}}}}}\n')
+    with target.open(newline="", encoding="utf-8") as f:
+        assert list(csv.DictReader(f)) == [
+            {"title": 'Dev, "senior"', "city": "Berlin"},
+            {"title": "Ops", "city": "Lyon"},
+            {"title": "Leaky", "city": f"typed {{{{secret:{name}}}}}"},
+        ]
+    viewer.close()
+    await ui_settled()
+
+
+async def test_export_import_reveal_and_delete(
+    make_app: AppFactory, make_tray: TrayFactory, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    app = await make_app()
+    tray = make_tray(app)
+    notes = Notifications(tray, monkeypatch)
+    save_workflow(app, jobs_workflow())
+    await until(lambda: tray.workflows.workflow_menu("Jobs") is not None, timeout=2, what="Jobs in the menu")
+
+    # Export… writes the workflow as JSON where the person chooses.
+    exported = tmp_path / "exported.json"
+    await click_menu_item(jobs_menu(tray), menu_item(jobs_menu(tray), "Export…"))
+    await choose_file(exported)
+    await until(exported.exists, what="the exported file")
+    document = json.loads(exported.read_text(encoding="utf-8"))
+    assert document["workflow_id"] == "wf-jobs"
+    assert document["steps"] == jobs_workflow()["steps"]
+
+    # Reveal in folder opens the workflows folder.
+    opened: list[QUrl] = []
+    monkeypatch.setattr(QDesktopServices, "openUrl", lambda url: opened.append(url) or True)
+    await click_menu_item(jobs_menu(tray), menu_item(jobs_menu(tray), "Reveal in folder"))
+    assert [Path(u.toLocalFile()) for u in opened] == [app.paths.workflows_dir]
+
+    # Delete… asks first; Cancel keeps it, Delete removes the file.
+    await click_menu_item(jobs_menu(tray), menu_item(jobs_menu(tray), "Delete…"))
+    await answer_box("Cancel")
+    assert (app.paths.workflows_dir / "wf-jobs.json").exists()
+    await click_menu_item(jobs_menu(tray), menu_item(jobs_menu(tray), "Delete…"))
+    await answer_box("Delete")
+    await until(lambda: tray.workflows.workflow_menu("Jobs") is None, timeout=2, what="Jobs to go")
+    assert not (app.paths.workflows_dir / "wf-jobs.json").exists()
+
+    # Import… brings it back, validated.
+    await click_menu_item(tray.workflows.menu, menu_item(tray.workflows.menu, "Import…"))
+    await choose_file(exported)
+    await until(lambda: tray.workflows.workflow_menu("Jobs") is not None, timeout=2, what="Jobs imported")
+    assert await notes.wait_for("Imported") == "Imported the workflow Jobs"
+    assert app.workflows.get("wf-jobs") is not None
+
+    # Importing over an existing one asks before replacing it.
+    changed: dict[str, Any] = {**document, "name": "Jobs again"}
+    again = tmp_path / "again.json"
+    again.write_text(json.dumps(changed), encoding="utf-8")
+    tray.workflows.import_file(again)
+    await answer_box("Replace")
+    await until(lambda: tray.workflows.workflow_menu("Jobs again") is not None, timeout=2, what="the replaced one")
+
+    # A file that is not a workflow is refused with the reason; nothing is saved.
+    for bad, reason in (
+        ("{not json", "cannot be read as a workflow"),
+        (json.dumps({"workflow_id": "x", "name": "X", "steps": [{"type": "fly"}]}), "is not a valid workflow"),
+        (
+            json.dumps(
+                {
+                    "workflow_id": "pw",
+                    "name": "PW",
+                    "steps": [{"type": "fill", "selector": "#password", "value": "hunter2"}],
+                }
+            ),
+            "is not a valid workflow",
+        ),
+    ):
+        path = tmp_path / "bad.json"
+        path.write_text(bad, encoding="utf-8")
+        tray.workflows.import_file(path)
+        assert reason in await answer_box("OK")
+    assert sorted(e.workflow_id for e in app.workflows.entries()) == ["wf-jobs"]
+    await ui_settled()

@@ -1,0 +1,222 @@
+"""Run by test_tray_screens.py as a subprocess on a real X display with a tray host (Xvfb + trayer).
+
+The real App (pilot on) with saved workflows (one of them broken), a FakeExtension answering a "jobs"
+site, a few commands already run (one failed, one workflow finished) and one workflow kept running at
+step 2 of 3. Then, one after another:
+
+- `ICON {json}`: the tray icon's X window, for the test to right-click;
+- `MENU {json}`: the context menu is up; `workflows_item` is where its Workflows item is on screen, for the
+  test to move the mouse over;
+- `SUBMENU {json}`: the Workflows submenu has opened under the mouse; a line on stdin moves on;
+- `ACTIVITY {json}`: the activity window, the running workflow selected; a line on stdin ends it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO))  # tests.support, when run as a script
+
+import qasync  # noqa: E402
+from PySide6.QtCore import QRect  # noqa: E402
+from PySide6.QtWidgets import QApplication, QMenu, QSystemTrayIcon, QWidget  # noqa: E402
+from tests.gui.ui_support import ORIGIN, JobsSite, PageError, jobs_workflow, save_workflow  # noqa: E402
+from tests.support.fake_extension import paired_with  # noqa: E402
+from tests.support.waiting import until  # noqa: E402
+
+from tabpilot.app import App, AppOptions  # noqa: E402
+from tabpilot.approvals import AutoApprove  # noqa: E402
+from tabpilot.engine.errors import TabpilotError  # noqa: E402
+from tabpilot.paths import Paths  # noqa: E402
+from tabpilot.ui.activity_window import ActivityWindow  # noqa: E402
+from tabpilot.ui.icons import app_icon  # noqa: E402
+from tabpilot.ui.tray import TrayController  # noqa: E402
+
+TRAY_WAIT_S = 10.0
+MENU_WAIT_S = 15.0
+AGENT = "Claude Code 2.1"
+SECRET = "SHOP_PASSWORD"
+
+
+def rect(r: QRect) -> list[int]:
+    return [r.x(), r.y(), r.width(), r.height()]
+
+
+def say(kind: str, **fields: Any) -> None:
+    print(f"{kind} {json.dumps(fields)}", flush=True)
+
+
+def tray_icon_window(qt_app: QApplication) -> QWidget | None:
+    """Qt's X11 tray icon is a small top-level widget of this class (qsystemtrayicon_x11.cpp)."""
+    for widget in qt_app.topLevelWidgets():
+        if widget.metaObject().className() == "QSystemTrayIconSys" and widget.isVisible():
+            return widget
+    return None
+
+
+async def painted(qt_app: QApplication, widget: QWidget) -> None:
+    await until(lambda: widget.windowHandle() is not None and widget.windowHandle().isExposed(), what="exposed")
+    widget.repaint()
+    qt_app.sync()
+
+
+async def next_line() -> str:
+    return await asyncio.get_running_loop().run_in_executor(None, sys.stdin.readline)
+
+
+def seed_workflows(app: App) -> None:
+    save_workflow(app, jobs_workflow(secret=SECRET))
+    save_workflow(
+        app,
+        {
+            "workflow_id": "wf-prices",
+            "name": "Weekly prices",
+            "steps": [
+                {"type": "navigate", "url": f"{ORIGIN}/prices"},
+                {"type": "extract", "selector": "tr", "schema": {"item": "td | text"}},
+            ],
+        },
+    )
+    (app.paths.workflows_dir / "old-export.json").write_text('{"name": "half a file', encoding="utf-8")
+
+
+async def run_commands(app: App, site: JobsSite) -> asyncio.Task[Any]:
+    """A few finished commands, then a workflow held at its last step: returns that run's task."""
+    await app.engine.call("observe", {"what": "page"}, agent=AGENT)
+    await app.engine.call("interact", {"action": "navigate", "url": f"{ORIGIN}/search"}, agent=AGENT)
+    await app.engine.call("observe", {"what": "tabs"}, agent=AGENT)
+    with contextlib.suppress(TabpilotError):  # shown as an error row
+        await app.engine.call("interact", {"action": "click", "selector": "button.apply-now"}, agent=AGENT)
+    await app.run_workflow("wf-prices")
+    await app.engine.call(
+        "interact",
+        {"action": "fill", "selector": "#password", "value": f"{{{{secret:{SECRET}}}}}"},
+        agent=AGENT,
+    )
+    site.hold = asyncio.Event()
+    held = asyncio.get_running_loop().create_task(app.run_workflow("wf-jobs", {"city": "Lyon"}))
+    await until(lambda: any(j.steps_completed == 2 for j in app.engine.jobs.running()), what="step 2 of 3")
+    return held
+
+
+async def main(qt_app: QApplication) -> int:
+    deadline = time.monotonic() + TRAY_WAIT_S
+    while not QSystemTrayIcon.isSystemTrayAvailable():
+        if time.monotonic() > deadline:
+            say("ICON", tray_available=False)
+            return 3
+        await asyncio.sleep(0.05)
+    app = App(
+        Paths.resolve(os.environ["TABPILOT_HOME"]),
+        AppOptions(mode="tray", browser="none", port=0, pilot=True),
+        AutoApprove(),
+    )
+    await app.start()
+    app.engine.config.step_delay_ms = 0
+    await asyncio.to_thread(app.secrets.set, SECRET, "correct horse battery staple")
+    seed_workflows(app)
+    site = JobsSite()
+
+    def missing(params: dict[str, Any]) -> dict[str, Any]:
+        raise PageError("element_not_found", f"No element matches {params['selector']}.")
+
+    def tabs(params: dict[str, Any]) -> dict[str, Any]:
+        return {"tabs": [{"tab_id": 1, "url": f"{ORIGIN}/", "title": "Jobs", "active": True}]}
+
+    fake = paired_with(app)
+    for op, handler in {**site.handlers(), "dom_click": missing, "tabs_list": tabs}.items():
+        fake.on(op.replace("_", "."), handler)
+    tray: TrayController | None = None
+    held: asyncio.Task[Any] | None = None
+    try:
+        await fake.connect()
+        # The commands run before the tray exists: its notifications of finished workflows would show as
+        # balloons over the icon (no notification server here) and take the right-click.
+        held = await run_commands(app, site)
+        tray = TrayController(app, app.request_stop)
+        controller = tray
+        await until(lambda: controller.look == "busy", what="the busy look")
+        await until(lambda: controller.workflows.workflow_menu("Jobs") is not None, what="the workflows menu")
+        await until(lambda: tray_icon_window(qt_app) is not None, what="the tray icon's window")
+        icon_window = tray_icon_window(qt_app)
+        assert icon_window is not None
+        say("ICON", tray_available=True, winid=int(icon_window.winId()))
+
+        menu = tray.menu
+        await until(menu.isVisible, timeout=MENU_WAIT_S, what="the context menu after the right-click")
+        await painted(qt_app, menu)
+        item = menu.actionGeometry(tray.workflows.menu.menuAction())
+        center = menu.mapToGlobal(item.center())
+        say(
+            "MENU",
+            menu_geometry=rect(menu.geometry()),
+            workflows_item=[center.x(), center.y()],
+            items=[a.text() for a in menu.actions() if not a.isSeparator()],
+            look=tray.look,
+            platform=qt_app.platformName(),
+        )
+        submenu: QMenu = tray.workflows.menu
+        await until(submenu.isVisible, timeout=MENU_WAIT_S, what="the Workflows submenu under the mouse")
+        await painted(qt_app, submenu)
+        say(
+            "SUBMENU",
+            menu_geometry=rect(menu.geometry()),
+            submenu_geometry=rect(submenu.geometry()),
+            items=[a.text() for a in submenu.actions() if not a.isSeparator()],
+            disabled=[a.text() for a in submenu.actions() if not a.isEnabled()],
+        )
+        await next_line()
+
+        menu.hide()
+        window = tray.show_activity()
+        assert isinstance(window, ActivityWindow)
+        window.setGeometry(80, 70, 1080, 620)
+        running = next(c for c in window.model.commands() if c.running)
+        window.select(running.correlation_id)
+        await until(lambda: '"steps_total": 3' in window.detail.toPlainText(), what="the running run's detail")
+        await painted(qt_app, window)
+        say(
+            "ACTIVITY",
+            geometry=rect(window.frameGeometry()),
+            rows=[
+                [window.model.data(window.model.index(r, c)) for c in range(7)] for r in range(window.model.rowCount())
+            ],
+            count=window.count_label.text(),
+        )
+        await next_line()
+        return 0
+    finally:
+        if site.hold is not None:
+            site.hold.set()  # let the held run finish, so the app stops with nothing in flight
+        if held is not None:
+            await asyncio.wait_for(asyncio.gather(held, return_exceptions=True), 10)
+        if tray is not None:
+            tray.close()
+        await fake.close()
+        await app.stop()
+
+
+def run() -> int:
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    qt_app = QApplication(sys.argv)
+    qt_app.setQuitOnLastWindowClosed(False)
+    qt_app.setApplicationName("Tabpilot")
+    qt_app.setWindowIcon(app_icon())
+    loop = qasync.QEventLoop(qt_app)
+    asyncio.set_event_loop(loop)
+    with loop:
+        code: int = loop.run_until_complete(main(qt_app))
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(run())
