@@ -10,7 +10,7 @@ from tabpilot.engine.commands import DISCRIMINATOR, TOOLS, Command, Registry
 from tabpilot.engine.params import Param
 
 TOOL_PURPOSE = {
-    "observe": "Read the user's browser; never changes the page; works with AI Web Pilot off.",
+    "observe": "Read the user's browser; never changes a page; works with AI Web Pilot off.",
     "interact": "Act in the user's browser. Needs AI Web Pilot ON (a switch only the user has); "
     "page changes may wait for the user's approval.",
     "configure": "Session settings.",

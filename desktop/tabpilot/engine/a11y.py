@@ -87,7 +87,7 @@ COMMANDS = [
         "observe",
         "a11y_audit",
         "read",
-        "axe-core violations (cached 30 s)",
+        "axe-core violations",
         _audit,
         params=(
             Param("scope", "string", "CSS selector (default: page)"),

@@ -24,7 +24,7 @@ COMMANDS = [
         "pin the tab commands go to; clear:true unpins",
         _track_tab,
         params=(
-            Param("tab_id", "integer", "tab to track (default: the active tab)"),
+            Param("tab_id", "integer", "default: the active tab"),
             Param("clear", "boolean", "stop tracking", default=False),
         ),
     ),

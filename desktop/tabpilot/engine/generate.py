@@ -59,9 +59,9 @@ COMMANDS = [
         "PNG/JPEG of viewport or full_page",
         _screenshot,
         params=(
-            Param("format", "string", "png or jpeg", default="png", enum=("png", "jpeg")),
+            Param("format", "string", "default png", default="png", enum=("png", "jpeg")),
             Param("quality", "integer", "jpeg quality", default=80, minimum=1, maximum=100),
-            Param("full_page", "boolean", "whole page, not just the viewport", default=False),
+            Param("full_page", "boolean", "not just the viewport", default=False),
         ),
         targets_tab=True,
     ),

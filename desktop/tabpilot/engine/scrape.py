@@ -40,7 +40,7 @@ KEEPS_PARTIAL = ("navigation_redirect", "tab_closed", "extension_not_connected")
 """Failures that keep the rows of completed steps even under on_failure:abort (seed 000's edge cases)."""
 
 PARAMS = (
-    Param("operation", "string", "extract|workflow|replay", required=True, enum=OPERATIONS),
+    Param("operation", "string", "one of these", required=True, enum=OPERATIONS),
     Param("selector", "string", "CSS selector (first match)"),
     Param("schema", "object", "{field:'css | text|html|attr:N|number|boolean'} or JSON Schema (x-selector)"),
     Param("options", "object", "{wait_for, timeout_ms, paginate:{next_selector, max_pages, delay_ms}}"),

@@ -184,7 +184,7 @@ COMMANDS = [
     _listing("network_bodies", "request/response bodies (opt-in)", _network_bodies, *NETWORK_FILTERS),
     _listing(
         "websocket_events",
-        "WebSocket events and messages",
+        "WebSocket messages",
         _websocket_events,
         Param("connection_id", "string", "one connection"),
         URL_FILTER,

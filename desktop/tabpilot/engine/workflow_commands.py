@@ -87,9 +87,9 @@ COMMANDS = [
         "observe",
         "workflows",
         "read",
-        "saved workflows; with workflow_id: one and its last runs",
+        "saved workflows (workflow_id: one, with runs)",
         _observe,
-        params=(Param("workflow_id", "string", "one, with its last 10 runs"),),
+        params=(Param("workflow_id", "string", "one, with its last runs"),),
     ),
     Command(
         "configure",
@@ -106,8 +106,8 @@ COMMANDS = [
         "validate and save a workflow",
         _import,
         params=(
-            Param("workflow", "object", "{workflow_id, name, steps, ...}", required=True),
-            Param("overwrite", "boolean", "replace one with the same id", default=False),
+            Param("workflow", "object", "{workflow_id, name, steps,...}", required=True),
+            Param("overwrite", "boolean", "replace a same-id one", default=False),
         ),
     ),
     Command(
