@@ -10,9 +10,6 @@ the test checks in the picture); a line on stdin moves on. A line `DONE` ends it
 from __future__ import annotations
 
 import asyncio
-import json
-import logging
-import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -20,38 +17,26 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))  # tests.support, when run as a script
 
-import qasync  # noqa: E402
 from PySide6.QtCore import QPoint, QRect  # noqa: E402
 from PySide6.QtWidgets import QApplication, QWidget  # noqa: E402
+from tests.gui.screen_app import next_line, painted, rect, run, say, tray_app  # noqa: E402
 from tests.support.fake_extension import FakeExtension  # noqa: E402
 from tests.support.site import FixtureSite  # noqa: E402
 from tests.support.waiting import until  # noqa: E402
 
-from tabpilot.app import App, AppOptions  # noqa: E402
 from tabpilot.engine.ports import ApprovalDecision, ApprovalRequest  # noqa: E402
-from tabpilot.paths import Paths  # noqa: E402
 from tabpilot.ui.approval_dialog import ApprovalDialog, ApprovalDialogs  # noqa: E402
-from tabpilot.ui.icons import app_icon  # noqa: E402
 from tabpilot.ui.pairing import open_paired_browsers, watch_pairing_requests  # noqa: E402
 from tabpilot.ui.rules_window import open_rules_window  # noqa: E402
 
 AGENT = "Claude Code 2.1"
 
 
-def rect(r: QRect) -> list[int]:
-    return [r.x(), r.y(), r.width(), r.height()]
-
-
-async def painted(qt_app: QApplication, window: QWidget) -> None:
-    await until(lambda: window.windowHandle() is not None and window.windowHandle().isExposed(), what="exposed")
-    window.repaint()  # (not qt_app.sync(): it runs the event loop re-entrantly, inside this task)
-
-
-async def shown(qt_app: QApplication, name: str, window: QWidget, **extra: Any) -> None:
-    await painted(qt_app, window)
-    print("SHOWN " + json.dumps({"name": name, "geometry": rect(window.frameGeometry()), **extra}), flush=True)
-    line = await asyncio.get_running_loop().run_in_executor(None, sys.stdin.readline)
-    if not line:
+async def shown(name: str, window: QWidget, **extra: Any) -> None:
+    # (not synced with the X server: QApplication.sync runs the event loop re-entrantly, inside this task)
+    await painted(window, sync=False)
+    say("SHOWN", name=name, geometry=rect(window.frameGeometry()), **extra)
+    if not await next_line():
         raise SystemExit(0)
 
 
@@ -69,11 +54,7 @@ async def main(qt_app: QApplication) -> int:
     site = FixtureSite()
     await site.start()
     dialogs = ApprovalDialogs()
-    app = App(
-        Paths.resolve(os.environ["TABPILOT_HOME"]),
-        AppOptions(mode="tray", browser="managed", headless=True, port=0, pilot=True),
-        dialogs,
-    )
+    app = tray_app(dialogs, browser="managed", headless=True)
     dialogs.attach(app)
     await app.start()
     watcher = watch_pairing_requests(app)
@@ -98,9 +79,7 @@ async def main(qt_app: QApplication) -> int:
         dialog = dialogs.open[0]
         await until(lambda: dialog.picture_state == "shown", timeout=10, what="the picture")
         await until(dialog.allow_once_button.isEnabled, what="the allow buttons to arm")
-        await shown(
-            qt_app, "approval-click", dialog, outline=outline_on_screen(dialog), picture=rect(_global(dialog.picture))
-        )
+        await shown("approval-click", dialog, outline=outline_on_screen(dialog), picture=rect(_global(dialog.picture)))
         dialog.allow_site_button.click()  # leaves a site rule for the rules window below
         await call
 
@@ -120,7 +99,7 @@ async def main(qt_app: QApplication) -> int:
         await until(lambda: dialogs.open, what="the workflow prompt")
         dialog = dialogs.open[0]
         await until(dialog.allow_once_button.isEnabled, what="the allow buttons to arm")
-        await shown(qt_app, "approval-workflow", dialog)
+        await shown("approval-workflow", dialog)
         dialog.reject()
         await asyncio.gather(call, return_exceptions=True)
 
@@ -140,7 +119,7 @@ async def main(qt_app: QApplication) -> int:
         )
         app.policy.human = dialogs
         rules = open_rules_window(app)
-        await shown(qt_app, "approval-rules", rules)
+        await shown("approval-rules", rules)
         rules.close()
 
         # 4. A browser that wants to connect, with its code.
@@ -150,7 +129,7 @@ async def main(qt_app: QApplication) -> int:
         await knock.close()
         await until(lambda: watcher.windows, what="the pairing window")
         [request] = watcher.windows.values()
-        await shown(qt_app, "pairing-request", request, code=request.code_label.text())
+        await shown("pairing-request", request, code=request.code_label.text())
 
         # 5. Paired browsers, once the person typed that code into the browser (which the app then pairs; the
         # browser itself would be refused now anyway: the managed one is connected).
@@ -160,9 +139,9 @@ async def main(qt_app: QApplication) -> int:
         )
         paired = open_paired_browsers(app)
         await until(lambda: paired.table.rowCount() == 1, what="the paired browser")
-        await shown(qt_app, "paired-browsers", paired)
+        await shown("paired-browsers", paired)
         paired.close()
-        print("DONE", flush=True)
+        say("DONE")
         return 0
     finally:
         watcher.close()
@@ -182,18 +161,5 @@ def _global(widget: QWidget) -> QRect:
     return QRect(widget.mapToGlobal(QPoint(0, 0)), widget.size())
 
 
-def run() -> int:
-    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
-    qt_app = QApplication(sys.argv)
-    qt_app.setQuitOnLastWindowClosed(False)
-    qt_app.setApplicationName("Tabpilot")
-    qt_app.setWindowIcon(app_icon())
-    loop = qasync.QEventLoop(qt_app)
-    asyncio.set_event_loop(loop)
-    with loop:
-        code: int = loop.run_until_complete(main(qt_app))
-    return code
-
-
 if __name__ == "__main__":
-    sys.exit(run())
+    sys.exit(run(main))

@@ -5,26 +5,13 @@ not blank, and that the element's outline is where the prompt says it is."""
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 from PySide6.QtCore import QRect
 from PySide6.QtGui import QColor, QImage
-from tests.gui.test_tray_screenshot import (
-    REPO,
-    SCREENSHOTS,
-    START_TIMEOUT_S,
-    XServer,
-    _distinct_colours,
-    _grab_until,
-    _need,
-    _read_line,
-    x_server,
-)
+from tests.gui.xserver import SCREENSHOTS, START_TIMEOUT_S, XServer, distinct_colours, screen_app, x_server
 
 from tabpilot.ui.approval_dialog import OUTLINE_COLOUR
 
@@ -44,14 +31,14 @@ def _is_outline(image: QImage, x: int, y: int) -> bool:
 
 def _drawn(image: QImage, window: QRect, shown: dict[str, Any]) -> bool:
     """The window is painted (text, frames), and for the click prompt the outline is around the element."""
-    if not image.rect().contains(window) or _distinct_colours(image, window) <= 20:
+    if not image.rect().contains(window) or distinct_colours(image, window) <= 20:
         return False
     if "outline" not in shown:
         return True
     x, y, w, h = shown["outline"]
     sides = [(x - 2, y + h // 2), (x + w + 1, y + h // 2), (x + w // 2, y - 2), (x + w // 2, y + h + 1)]
     return (
-        all(_is_outline(image, px, py) for px, py in sides) and _distinct_colours(image, QRect(*shown["picture"])) > 20
+        all(_is_outline(image, px, py) for px, py in sides) and distinct_colours(image, QRect(*shown["picture"])) > 20
     )
 
 
@@ -61,51 +48,23 @@ def test_approval_and_pairing_windows_on_a_real_x_server(home: Path, secret_serv
 
 
 def _screenshots(x: XServer, home: Path) -> None:
-    grab = _need("import", "imagemagick")
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    app = subprocess.Popen(
-        [sys.executable, str(SCREENS_APP)],
-        env={**x.env, "TABPILOT_HOME": str(home)},
-        cwd=REPO,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
     seen: dict[str, dict[str, Any]] = {}
-    try:
-        assert app.stdin is not None
+    with screen_app(SCREENS_APP, x, home, exit_timeout=30, expected=EXPECTED) as app:
         for name in WINDOWS:
-            shown: dict[str, Any] = json.loads(_read_line(app, ("SHOWN ",), START_TIMEOUT_S * 2, f"the {name} window"))
+            shown = app.read("SHOWN", what=f"the {name} window", timeout=START_TIMEOUT_S * 2)
             assert shown["name"] == name
             window = QRect(*shown["geometry"])
             screen = SCREENSHOTS / f"{name}-screen.png"
-            image = _grab_until(
-                grab, x, screen, lambda shot, w=window, s=shown: _drawn(shot, w, s), f"the {name} window drawn"
-            )
+            image = x.grab_until(screen, lambda shot, w=window, s=shown: _drawn(shot, w, s), f"the {name} window drawn")
             image.copy(window.adjusted(-12, -12, 12, 12).intersected(image.rect())).save(
                 str(SCREENSHOTS / f"{name}.png")
             )
             if name != "approval-click":
                 screen.unlink()
             seen[name] = shown
-            app.stdin.write("next\n")
-            app.stdin.flush()
-        _read_line(app, ("DONE",), START_TIMEOUT_S, "the app to finish")
-    finally:
-        if app.stdin is not None and not app.stdin.closed:
-            app.stdin.close()
-        try:
-            code = app.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            app.kill()
-            code = app.wait()
-        stderr = app.stderr.read() if app.stderr is not None else ""
-    assert code == 0, f"the app exited {code}:\n{stderr}"
-    problems = ("WARNING", "ERROR", "CRITICAL", "Traceback")
-    assert not [line for line in stderr.splitlines() if line.startswith(problems) and not line.startswith(EXPECTED)], (
-        "the app logged warnings or errors:\n" + stderr
-    )
+            app.send("next")
+        app.read("DONE", what="the app to finish")
     assert set(seen) == set(WINDOWS)
     code_shown = seen["pairing-request"]["code"]
     assert len(code_shown) == 9 and code_shown[4] == "-", code_shown

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import aiohttp
 import pytest
+import pytest_asyncio
 from mcp.client.session import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
@@ -74,22 +76,37 @@ def agent_attempts(app: App) -> list[tuple[str, dict[str, Any]]]:
     return attempts
 
 
-def assert_pilot_still_off(app: App, tray: TrayController, fake: FakeExtension, home: Path) -> None:
-    assert app.engine.pilot.ai_web_pilot is False
-    assert not tray.pilot_action.isChecked()
-    assert tray.look in ("connected", "busy")  # busy: the read above may have just run
-    assert all(state["ai_web_pilot"] is False for state in fake.states), fake.states
-    assert keyring_store.remembered_pilot(app.paths.keyring_account) is False
-    config = home / "config.json"
-    assert not config.exists() or "ai_web_pilot" not in json.loads(config.read_text(encoding="utf-8"))
+@dataclass
+class Watched:
+    """An app with the pilot off, its tray and a connected extension: every place the switch would show."""
+
+    app: App
+    tray: TrayController
+    fake: FakeExtension
+    home: Path
+
+    def assert_pilot_still_off(self) -> None:
+        app, tray, fake = self.app, self.tray, self.fake
+        assert app.engine.pilot.ai_web_pilot is False
+        assert not tray.pilot_action.isChecked()
+        assert tray.look in ("connected", "busy")  # busy: the read above may have just run
+        assert all(state["ai_web_pilot"] is False for state in fake.states), fake.states
+        assert keyring_store.remembered_pilot(app.paths.keyring_account) is False
+        config = self.home / "config.json"
+        assert not config.exists() or "ai_web_pilot" not in json.loads(config.read_text(encoding="utf-8"))
 
 
-async def test_no_engine_command_turns_the_pilot_on(
+@pytest_asyncio.fixture
+async def watched(
     make_app: AppFactory, make_tray: TrayFactory, connect_extension: ExtensionFactory, home: Path
-) -> None:
+) -> Watched:
     app = await make_app()
     tray = make_tray(app)
-    fake = await connect_extension(app)
+    return Watched(app, tray, await connect_extension(app), home)
+
+
+async def test_no_engine_command_turns_the_pilot_on(watched: Watched) -> None:
+    app, fake = watched.app, watched.fake
     attempts = agent_attempts(app)
     assert len(attempts) > 50
     for tool, args in attempts:
@@ -102,15 +119,11 @@ async def test_no_engine_command_turns_the_pilot_on(
     view = await app.engine.call("observe", {"what": "pilot"})
     assert view["ai_web_pilot"] is False
     assert view["extension_connected"] is True
-    assert_pilot_still_off(app, tray, fake, home)
+    watched.assert_pilot_still_off()
 
 
-async def test_no_http_request_turns_the_pilot_on(
-    make_app: AppFactory, make_tray: TrayFactory, connect_extension: ExtensionFactory, home: Path
-) -> None:
-    app = await make_app()
-    tray = make_tray(app)
-    fake = await connect_extension(app)
+async def test_no_http_request_turns_the_pilot_on(watched: Watched) -> None:
+    app = watched.app
     assert app.bridge is not None
     base = f"http://127.0.0.1:{app.bridge.port}"
     auth = {"Authorization": f"Bearer {app.token}"}
@@ -135,15 +148,11 @@ async def test_no_http_request_turns_the_pilot_on(
                 assert resp.status in (404, 405), (path, resp.status)
         async with http.get(f"{base}/api/v1/status") as resp:
             assert (await resp.json())["ai_web_pilot"] is False
-    assert_pilot_still_off(app, tray, fake, home)
+    watched.assert_pilot_still_off()
 
 
-async def test_no_mcp_call_turns_the_pilot_on(
-    make_app: AppFactory, make_tray: TrayFactory, connect_extension: ExtensionFactory, home: Path
-) -> None:
-    app = await make_app()
-    tray = make_tray(app)
-    fake = await connect_extension(app)
+async def test_no_mcp_call_turns_the_pilot_on(watched: Watched) -> None:
+    app = watched.app
     assert app.bridge is not None
     url = f"http://127.0.0.1:{app.bridge.port}/mcp"
     async with (
@@ -162,16 +171,12 @@ async def test_no_mcp_call_turns_the_pilot_on(
         assert not read_back.is_error
         assert read_back.structured_content is not None
         assert read_back.structured_content["ai_web_pilot"] is False
-    assert_pilot_still_off(app, tray, fake, home)
+    watched.assert_pilot_still_off()
 
 
-async def test_the_extension_cannot_turn_the_pilot_on(
-    make_app: AppFactory, make_tray: TrayFactory, connect_extension: ExtensionFactory, home: Path
-) -> None:
+async def test_the_extension_cannot_turn_the_pilot_on(watched: Watched) -> None:
     """A page can talk to the extension; nothing the extension sends flips the switch."""
-    app = await make_app()
-    tray = make_tray(app)
-    fake = await connect_extension(app)
+    fake = watched.fake
     for frame in (
         {"type": "event", "name": "state", "data": {"ai_web_pilot": True}},
         {"type": "event", "name": "pilot", "data": {"ai_web_pilot": True}},
@@ -183,4 +188,4 @@ async def test_the_extension_cannot_turn_the_pilot_on(
     from tests.support.waiting import until
 
     await until(lambda: any(m["type"] == "pong" for m in fake.received), what="the pong")
-    assert_pilot_still_off(app, tray, fake, home)
+    watched.assert_pilot_still_off()

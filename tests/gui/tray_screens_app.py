@@ -15,62 +15,38 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
-import logging
-import os
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))  # tests.support, when run as a script
 
-import qasync  # noqa: E402
-from PySide6.QtCore import QRect  # noqa: E402
-from PySide6.QtWidgets import QApplication, QMenu, QSystemTrayIcon, QWidget  # noqa: E402
+from PySide6.QtWidgets import QApplication, QMenu  # noqa: E402
+from tests.gui.screen_app import (  # noqa: E402
+    item_texts,
+    next_line,
+    opened,
+    painted,
+    rect,
+    run,
+    say,
+    tray_app,
+    tray_icon_winid,
+    wait_for_tray_host,
+)
 from tests.gui.ui_support import ORIGIN, JobsSite, PageError, jobs_workflow, save_workflow  # noqa: E402
 from tests.support.fake_extension import paired_with  # noqa: E402
 from tests.support.waiting import until  # noqa: E402
 
-from tabpilot.app import App, AppOptions  # noqa: E402
+from tabpilot.app import App  # noqa: E402
 from tabpilot.approvals import AutoApprove  # noqa: E402
 from tabpilot.engine.errors import TabpilotError  # noqa: E402
-from tabpilot.paths import Paths  # noqa: E402
 from tabpilot.ui.activity_window import ActivityWindow  # noqa: E402
-from tabpilot.ui.icons import app_icon  # noqa: E402
 from tabpilot.ui.tray import TrayController  # noqa: E402
 
-TRAY_WAIT_S = 10.0
-MENU_WAIT_S = 15.0
 AGENT = "Claude Code 2.1"
 SECRET = "SHOP_PASSWORD"
-
-
-def rect(r: QRect) -> list[int]:
-    return [r.x(), r.y(), r.width(), r.height()]
-
-
-def say(kind: str, **fields: Any) -> None:
-    print(f"{kind} {json.dumps(fields)}", flush=True)
-
-
-def tray_icon_window(qt_app: QApplication) -> QWidget | None:
-    """Qt's X11 tray icon is a small top-level widget of this class (qsystemtrayicon_x11.cpp)."""
-    for widget in qt_app.topLevelWidgets():
-        if widget.metaObject().className() == "QSystemTrayIconSys" and widget.isVisible():
-            return widget
-    return None
-
-
-async def painted(qt_app: QApplication, widget: QWidget) -> None:
-    await until(lambda: widget.windowHandle() is not None and widget.windowHandle().isExposed(), what="exposed")
-    widget.repaint()
-    qt_app.sync()
-
-
-async def next_line() -> str:
-    return await asyncio.get_running_loop().run_in_executor(None, sys.stdin.readline)
 
 
 def seed_workflows(app: App) -> None:
@@ -109,17 +85,10 @@ async def run_commands(app: App, site: JobsSite) -> asyncio.Task[Any]:
 
 
 async def main(qt_app: QApplication) -> int:
-    deadline = time.monotonic() + TRAY_WAIT_S
-    while not QSystemTrayIcon.isSystemTrayAvailable():
-        if time.monotonic() > deadline:
-            say("ICON", tray_available=False)
-            return 3
-        await asyncio.sleep(0.05)
-    app = App(
-        Paths.resolve(os.environ["TABPILOT_HOME"]),
-        AppOptions(mode="tray", browser="none", port=0, pilot=True),
-        AutoApprove(),
-    )
+    if not await wait_for_tray_host():
+        say("ICON", tray_available=False)
+        return 3
+    app = tray_app(AutoApprove())
     await app.start()
     app.engine.config.step_delay_ms = 0
     await asyncio.to_thread(app.secrets.set, SECRET, "correct horse battery staple")
@@ -146,32 +115,27 @@ async def main(qt_app: QApplication) -> int:
         controller = tray
         await until(lambda: controller.look == "busy", what="the busy look")
         await until(lambda: controller.workflows.workflow_menu("Jobs") is not None, what="the workflows menu")
-        await until(lambda: tray_icon_window(qt_app) is not None, what="the tray icon's window")
-        icon_window = tray_icon_window(qt_app)
-        assert icon_window is not None
-        say("ICON", tray_available=True, winid=int(icon_window.winId()))
+        say("ICON", tray_available=True, winid=await tray_icon_winid(qt_app))
 
         menu = tray.menu
-        await until(menu.isVisible, timeout=MENU_WAIT_S, what="the context menu after the right-click")
-        await painted(qt_app, menu)
+        await opened(menu, "the context menu after the right-click")
         item = menu.actionGeometry(tray.workflows.menu.menuAction())
         center = menu.mapToGlobal(item.center())
         say(
             "MENU",
             menu_geometry=rect(menu.geometry()),
             workflows_item=[center.x(), center.y()],
-            items=[a.text() for a in menu.actions() if not a.isSeparator()],
+            items=item_texts(menu),
             look=tray.look,
             platform=qt_app.platformName(),
         )
         submenu: QMenu = tray.workflows.menu
-        await until(submenu.isVisible, timeout=MENU_WAIT_S, what="the Workflows submenu under the mouse")
-        await painted(qt_app, submenu)
+        await opened(submenu, "the Workflows submenu under the mouse")
         say(
             "SUBMENU",
             menu_geometry=rect(menu.geometry()),
             submenu_geometry=rect(submenu.geometry()),
-            items=[a.text() for a in submenu.actions() if not a.isSeparator()],
+            items=item_texts(submenu),
             disabled=[a.text() for a in submenu.actions() if not a.isEnabled()],
         )
         await next_line()
@@ -183,7 +147,7 @@ async def main(qt_app: QApplication) -> int:
         running = next(c for c in window.model.commands() if c.running)
         window.select(running.correlation_id)
         await until(lambda: '"steps_total": 3' in window.detail.toPlainText(), what="the running run's detail")
-        await painted(qt_app, window)
+        await painted(window)
         say(
             "ACTIVITY",
             geometry=rect(window.frameGeometry()),
@@ -205,18 +169,5 @@ async def main(qt_app: QApplication) -> int:
         await app.stop()
 
 
-def run() -> int:
-    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
-    qt_app = QApplication(sys.argv)
-    qt_app.setQuitOnLastWindowClosed(False)
-    qt_app.setApplicationName("Tabpilot")
-    qt_app.setWindowIcon(app_icon())
-    loop = qasync.QEventLoop(qt_app)
-    asyncio.set_event_loop(loop)
-    with loop:
-        code: int = loop.run_until_complete(main(qt_app))
-    return code
-
-
 if __name__ == "__main__":
-    sys.exit(run())
+    sys.exit(run(main))

@@ -87,20 +87,15 @@ def confirm(
     destructive: bool = False,
 ) -> QMessageBox:
     """A question whose safe answer (Cancel) is the default."""
-    box = QMessageBox(parent)
-    box.setWindowTitle(title)
-    box.setWindowIcon(app_icon())
-    box.setIcon(QMessageBox.Icon.Warning if destructive else QMessageBox.Icon.Question)
-    box.setText(text)
-    if details:
-        box.setInformativeText(details)
+    box = _message_box(
+        parent, title, text, details, QMessageBox.Icon.Warning if destructive else QMessageBox.Icon.Question
+    )
     accept = box.addButton(
         yes, QMessageBox.ButtonRole.DestructiveRole if destructive else QMessageBox.ButtonRole.AcceptRole
     )
     cancel = box.addButton(QMessageBox.StandardButton.Cancel)
     box.setDefaultButton(cancel)
     box.setEscapeButton(cancel)
-    box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)
 
     def answered(_: int) -> None:
         if box.clickedButton() is accept:
@@ -112,14 +107,21 @@ def confirm(
 
 
 def notice(parent: QWidget, title: str, text: str, *, details: str = "", warning: bool = False) -> QMessageBox:
+    box = _message_box(
+        parent, title, text, details, QMessageBox.Icon.Warning if warning else QMessageBox.Icon.Information
+    )
+    box.setStandardButtons(QMessageBox.StandardButton.Ok)
+    box.open()
+    return box
+
+
+def _message_box(parent: QWidget, title: str, text: str, details: str, icon: QMessageBox.Icon) -> QMessageBox:
     box = QMessageBox(parent)
     box.setWindowTitle(title)
     box.setWindowIcon(app_icon())
-    box.setIcon(QMessageBox.Icon.Warning if warning else QMessageBox.Icon.Information)
+    box.setIcon(icon)
     box.setText(text)
     if details:
         box.setInformativeText(details)
-    box.setStandardButtons(QMessageBox.StandardButton.Ok)
     box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)
-    box.open()
     return box

@@ -16,21 +16,11 @@ from typing import TYPE_CHECKING, Literal
 import shiboken6
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QCloseEvent, QFont, QFontDatabase
-from PySide6.QtWidgets import (
-    QFormLayout,
-    QHBoxLayout,
-    QHeaderView,
-    QLabel,
-    QLayout,
-    QPushButton,
-    QTableWidgetItem,
-    QVBoxLayout,
-    QWidget,
-)
+from PySide6.QtWidgets import QFormLayout, QHBoxLayout, QLabel, QLayout, QPushButton, QVBoxLayout, QWidget
 
 from tabpilot.bridge.pairing import Pairing, PendingRequest, show_code
 from tabpilot.ui.icons import app_icon
-from tabpilot.ui.rules_window import centre, read_only_table
+from tabpilot.ui.revocable import Revocable, RevocableList, open_one_per_app, show_centred
 
 if TYPE_CHECKING:
     from tabpilot.app import App
@@ -186,13 +176,6 @@ def _value(text: str) -> QLabel:
     return label
 
 
-def _open_window(window: QWidget) -> None:
-    window.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)
-    centre(window)
-    window.show()
-    window.raise_()
-
-
 class PairingWatcher:
     """Shows "A browser wants to connect" for each unpaired browser that knocks. A browser the person
     denied is not asked about again during this run (its new codes are withdrawn at once): to pair it
@@ -232,7 +215,7 @@ class PairingWatcher:
             window = PairingRequestWindow(self.app, pending)
             window.destroyed.connect(lambda _obj=None: self._changed())
             self.windows[pending.code] = window
-            _open_window(window)
+            show_centred(window)
             log.info("asking the user about a browser that wants to connect")
 
     def close(self) -> None:
@@ -257,7 +240,7 @@ def open_pairing_code(app: App) -> PairingRequestWindow:
     app.offer_pairing_code()
     pending = max((p for p in app.pairings.pending() if not p.instance_id), key=lambda p: p.expires_at)
     window = PairingRequestWindow(app, pending)
-    _open_window(window)
+    show_centred(window)
     window.activateWindow()
     return window
 
@@ -272,41 +255,25 @@ def show_pairing_code(app: App) -> None:
 PAIRED_COLUMNS = ("Browser", "Version", "Profile", "Extension", "Paired since", "Now", "")
 
 
-class PairedBrowsersWindow(QWidget):
+class PairedBrowsersWindow(RevocableList):
     def __init__(self, app: App) -> None:
-        super().__init__(None)
-        self.app = app
-        self.setObjectName("pairedBrowsers")
-        self.setWindowTitle("Tabpilot — paired browsers")
-        self.setWindowIcon(app_icon())
-        self.resize(820, 260)
-        layout = QVBoxLayout(self)
-        intro = QLabel(
-            "Browsers you paired with this app. Revoke one to cut it off now; it can connect again only "
-            "if you pair it again. The managed browser Tabpilot launches needs no pairing."
+        super().__init__(
+            name="pairedBrowsers",
+            title="Tabpilot — paired browsers",
+            size=(820, 260),
+            intro=(
+                "Browsers you paired with this app. Revoke one to cut it off now; it can connect again only "
+                "if you pair it again. The managed browser Tabpilot launches needs no pairing."
+            ),
+            columns=PAIRED_COLUMNS,
+            stretch=3,
+            empty="No browser is paired.",
         )
-        intro.setWordWrap(True)
-        layout.addWidget(intro)
-        self.table = read_only_table(PAIRED_COLUMNS)
-        header = self.table.horizontalHeader()
-        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        header.setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)
-        layout.addWidget(self.table)
-        self.empty_label = QLabel("No browser is paired.")
-        self.empty_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.empty_label.setStyleSheet("color: #5b6270; padding: 12px;")
-        layout.addWidget(self.empty_label)
-        bottom = QHBoxLayout()
+        self.app = app
         self.pair_button = QPushButton("Pair a browser…")
         self.pair_button.clicked.connect(lambda: show_pairing_code(self.app))
-        bottom.addWidget(self.pair_button)
-        bottom.addStretch(1)
-        close = QPushButton("Close")
-        close.clicked.connect(self.close)
-        bottom.addWidget(close)
-        layout.addLayout(bottom)
+        self.buttons.insertWidget(0, self.pair_button)
 
-        self.revoke_buttons: dict[str, QPushButton] = {}
         self._listening = True
         app.pairings.listeners.append(self.refresh)
         self._unsubscribe_link: Callable[[], None] = app.link.subscribe(lambda _connected: self.refresh())
@@ -315,59 +282,37 @@ class PairedBrowsersWindow(QWidget):
     def refresh(self) -> None:
         if not shiboken6.isValid(self):
             return
-        pairings = self.app.pairings.paired()
         hello = self.app.link.hello if self.app.link.connected else None
         connected_id = hello.get("pair_id") if hello else None
-        self.table.setRowCount(len(pairings))
-        self.revoke_buttons = {}
-        for row, pairing in enumerate(pairings):
+        shown = []
+        for pairing in self.app.pairings.paired():
             since = time.strftime("%Y-%m-%d %H:%M", time.localtime(pairing.created_at))
             now = "connected" if pairing.pair_id == connected_id else ""
             cells = (pairing.browser, pairing.version, pairing.profile or "—", pairing.extension_id, since, now)
-            for column, text in enumerate(cells):
-                item = QTableWidgetItem(text)
-                item.setToolTip(f"{pairing.describe()} — {pairing.pair_id}")
-                self.table.setItem(row, column, item)
-            button = QPushButton("Revoke")
-            button.setToolTip(f"Forget {pairing.describe()} and cut it off now")
-            button.clicked.connect(lambda _checked=False, pair_id=pairing.pair_id: self.revoke(pair_id))
-            self.table.setCellWidget(row, len(PAIRED_COLUMNS) - 1, button)
-            self.revoke_buttons[pairing.pair_id] = button
-        self.table.setVisible(bool(pairings))
-        self.empty_label.setVisible(not pairings)
+            shown.append(
+                Revocable(
+                    pairing.pair_id,
+                    cells,
+                    tooltip=f"{pairing.describe()} — {pairing.pair_id}",
+                    revoke_tooltip=f"Forget {pairing.describe()} and cut it off now",
+                )
+            )
+        self.show_rows(shown)
 
     def revoke(self, pair_id: str) -> None:
         if self.app.revoke_pairing(pair_id):
             log.info("paired browser %s revoked by the user", pair_id)
 
-    def closeEvent(self, event: QCloseEvent) -> None:
-        self._stop()
-        super().closeEvent(event)
-
-    def _stop(self) -> None:
+    def stop(self) -> None:
         if self._listening:
             self._listening = False
             self.app.pairings.listeners.remove(self.refresh)
             self._unsubscribe_link()
 
 
-_paired_windows: dict[int, PairedBrowsersWindow] = {}
-
-
 def open_paired_browsers(app: App) -> PairedBrowsersWindow:
     """The app's paired-browsers window, shown and raised (one per app)."""
-    window = _paired_windows.get(id(app))
-    if window is None or not shiboken6.isValid(window):
-        window = PairedBrowsersWindow(app)
-        key = id(app)
-        window.destroyed.connect(lambda _obj=None, key=key: _paired_windows.pop(key, None))
-        _paired_windows[key] = window
-        _open_window(window)
-    else:
-        window.show()
-        window.raise_()
-    window.activateWindow()
-    return window
+    return open_one_per_app(app, PairedBrowsersWindow)
 
 
 def show_paired_browsers(app: App) -> None:

@@ -8,23 +8,10 @@ import time
 from typing import TYPE_CHECKING
 
 import shiboken6
-from PySide6.QtCore import Qt, QTimer
-from PySide6.QtGui import QCloseEvent, QGuiApplication
-from PySide6.QtWidgets import (
-    QAbstractItemView,
-    QHBoxLayout,
-    QHeaderView,
-    QLabel,
-    QLayout,
-    QPushButton,
-    QTableWidget,
-    QTableWidgetItem,
-    QVBoxLayout,
-    QWidget,
-)
+from PySide6.QtCore import QTimer
 
 from tabpilot.engine.policy import Rule
-from tabpilot.ui.icons import app_icon
+from tabpilot.ui.revocable import Revocable, RevocableList, open_one_per_app
 
 if TYPE_CHECKING:
     from tabpilot.app import App
@@ -50,64 +37,22 @@ def describe(rule: Rule) -> tuple[str, str]:
     return "A saved workflow, as it is now", rule.workflow_id
 
 
-def read_only_table(columns: tuple[str, ...]) -> QTableWidget:
-    """A list to read, with buttons in its last column (no cells to select or edit)."""
-    table = QTableWidget(0, len(columns))
-    table.setHorizontalHeaderLabels(list(columns))
-    table.verticalHeader().setVisible(False)
-    table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-    table.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
-    table.setFocusPolicy(Qt.FocusPolicy.NoFocus)
-    table.setWordWrap(False)
-    return table
-
-
-def centre(window: QWidget) -> None:
-    """Where a window manager would put a new window: the middle of the screen."""
-    layout = window.layout()
-    if layout is not None and layout.sizeConstraint() == QLayout.SizeConstraint.SetFixedSize:
-        window.adjustSize()  # its size follows its contents
-    screen = QGuiApplication.primaryScreen()
-    if screen is None:
-        return
-    area = screen.availableGeometry()
-    size = window.size()
-    window.move(area.center().x() - size.width() // 2, area.center().y() - size.height() // 2)
-
-
-class RulesWindow(QWidget):
+class RulesWindow(RevocableList):
     def __init__(self, app: App) -> None:
-        super().__init__(None)
-        self.app = app
-        self.setWindowTitle("Tabpilot — approval rules")
-        self.setWindowIcon(app_icon())
-        self.setObjectName("rulesWindow")
-        self.resize(760, 260)
-        layout = QVBoxLayout(self)
-        intro = QLabel(
-            "Agents act without asking where one of these rules applies. Everything else asks you first. "
-            "Revoke a rule to be asked again."
+        super().__init__(
+            name="rulesWindow",
+            title="Tabpilot — approval rules",
+            size=(760, 260),
+            intro=(
+                "Agents act without asking where one of these rules applies. Everything else asks you first. "
+                "Revoke a rule to be asked again."
+            ),
+            columns=COLUMNS,
+            stretch=1,
+            empty="No rules: every page change asks you first.",
         )
-        intro.setWordWrap(True)
-        layout.addWidget(intro)
-        self.table = read_only_table(COLUMNS)
-        header = self.table.horizontalHeader()
-        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
-        layout.addWidget(self.table)
-        self.empty_label = QLabel("No rules: every page change asks you first.")
-        self.empty_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.empty_label.setStyleSheet("color: #5b6270; padding: 12px;")
-        layout.addWidget(self.empty_label)
-        bottom = QHBoxLayout()
-        bottom.addStretch(1)
-        close = QPushButton("Close")
-        close.clicked.connect(self.close)
-        bottom.addWidget(close)
-        layout.addLayout(bottom)
-
+        self.app = app
         self.rules: list[Rule] = []
-        self.revoke_buttons: dict[str, QPushButton] = {}
         self._listening = True
         self._refreshing = False
         app.policy.listeners.append(self.refresh)
@@ -138,31 +83,20 @@ class RulesWindow(QWidget):
         self.rules = rules
 
     def _rebuild(self, rules: list[Rule]) -> None:
-        self.table.setRowCount(len(rules))
-        self.revoke_buttons = {}
-        for row, rule in enumerate(rules):
+        shown = []
+        for rule in rules:
             allows, scope = describe(rule)
             since = time.strftime("%Y-%m-%d %H:%M", time.localtime(rule.created_at))
-            for column, text in enumerate((allows, scope, "", rule.agent or "—", since)):
-                item = QTableWidgetItem(text)
-                item.setToolTip(rule.describe())
-                self.table.setItem(row, column, item)
-            button = QPushButton("Revoke")
-            button.setToolTip(f"Stop: {rule.describe()}")
-            button.clicked.connect(lambda _checked=False, rule_id=rule.rule_id: self.revoke(rule_id))
-            self.table.setCellWidget(row, len(COLUMNS) - 1, button)
-            self.revoke_buttons[rule.rule_id] = button
-        self.table.setVisible(bool(rules))
-        self.empty_label.setVisible(not rules)
+            cells = (allows, scope, "", rule.agent or "—", since)
+            shown.append(
+                Revocable(rule.rule_id, cells, tooltip=rule.describe(), revoke_tooltip=f"Stop: {rule.describe()}")
+            )
+        self.show_rows(shown)
 
     def revoke(self, rule_id: str) -> None:
         if self.app.policy.revoke(rule_id):
             log.info("approval rule %s revoked by the user", rule_id)
         self.refresh()
-
-    def closeEvent(self, event: QCloseEvent) -> None:
-        self.stop()
-        super().closeEvent(event)
 
     def stop(self) -> None:
         self._ticker.stop()
@@ -171,23 +105,9 @@ class RulesWindow(QWidget):
             self.app.policy.listeners.remove(self.refresh)
 
 
-_open: dict[int, RulesWindow] = {}
-
-
 def open_rules_window(app: App) -> RulesWindow:
     """The app's rules window, shown and raised (one per app: a second call brings it to the front)."""
-    window = _open.get(id(app))
-    if window is None or not shiboken6.isValid(window):
-        window = RulesWindow(app)
-        window.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)
-        centre(window)
-        key = id(app)
-        window.destroyed.connect(lambda _obj=None, key=key: _open.pop(key, None))
-        _open[key] = window
-    window.show()
-    window.raise_()
-    window.activateWindow()
-    return window
+    return open_one_per_app(app, RulesWindow)
 
 
 def show_rules_window(app: App) -> None:
