@@ -175,8 +175,16 @@ class Engine:
         try:
             scope = self._approval_scope(command, params)
             if scope is not None and not approved:
-                await self._approve(job, command, _shown_in_full(params), agent, scope, params.get("tab_id"))
+                tab_id, tab_url = await self._approve(
+                    job, command, _shown_in_full(params), agent, scope, params.get("tab_id")
+                )
                 self._gate(command)  # the user may have switched the pilot off while the prompt waited
+                if tab_id is not None and command.targets_tab:
+                    # What was approved is this tab, showing this site: not whichever tab is in front
+                    # by the time the person answers.
+                    params["tab_id"] = tab_id
+                    if command.approval_steps is None or scope.acts_on_current_tab:
+                        await self._still_on(tab_id, tab_url, command)
             job.progress_listeners.append(self._progress_events(started, job))
             job.set_status("running")
             result = await command.handler(CommandContext(self, job, agent), params)
@@ -252,7 +260,8 @@ class Engine:
         agent: str,
         scope: ApprovalScope,
         tab_id: int | None,
-    ) -> None:
+    ) -> tuple[int | None, str | None]:
+        """Ask; returns the tab the approval was for (and its address), as shown in the prompt."""
         tab_url: str | None = None
         if self.browser.connected:
             try:
@@ -283,6 +292,22 @@ class Engine:
             ) from exc
         if not decision.allow:
             raise TabpilotError("approval_denied", f"The user denied {command.name}; nothing was done in the page.")
+        return (tab_id if isinstance(tab_id, int) else None), tab_url
+
+    async def _still_on(self, tab_id: int, approved_url: str | None, command: Command) -> None:
+        """The tab must still show the site that was approved (the prompt may have waited a while)."""
+        if not approved_url:
+            return
+        tab = await self.browser.request("tabs.resolve", {"tab_id": tab_id}, timeout_s=3)
+        now = str(tab.get("url") or "")
+        if origin_of(now) != origin_of(approved_url):
+            raise TabpilotError(
+                "domain_changed",
+                f"While the prompt waited, the tab moved from {origin_of(approved_url) or approved_url} to "
+                f"{origin_of(now) or now}; {command.name} was not done. Ask again.",
+                origin=origin_of(now),
+                approved_origin=origin_of(approved_url),
+            )
 
     async def wait_for_browser(self, timeout_s: float = 15.0) -> None:
         """When a browser is on its way, give it a moment instead of failing the first call."""

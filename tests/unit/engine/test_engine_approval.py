@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import base64
 from typing import Any
 
@@ -39,7 +40,7 @@ async def test_allowed_mutation_runs(engine: Engine, browser: FakeBrowser, appro
     assert request.tab_url == "https://example.test/"
     (call,) = browser.acting_calls
     assert call.op == "js.execute"
-    assert call.params == {"script": JS["script"], "timeout_ms": 5000}
+    assert call.params == {"script": JS["script"], "timeout_ms": 5000, "tab_id": 1}  # the approved tab
     assert call.timeout_s == pytest.approx(7.0)  # the page's timeout plus a margin for the round trip
 
 
@@ -115,4 +116,35 @@ async def test_slow_denial_is_reported_by_command_result(
         await result_of(engine, cid)
     assert info.value.code == "approval_denied"
     assert info.value.details["correlation_id"] == cid
+    assert browser.acting_calls == []
+
+
+async def test_the_command_runs_in_the_tab_that_was_approved(
+    engine: Engine, browser: FakeBrowser, approvals: FakeApprovals
+) -> None:
+    """Another tab comes to the front while the prompt waits: the command still goes to the approved one."""
+    approvals.script = ["hold"]
+    browser.queue("tabs.resolve", {"tab_id": 7, "url": "https://shop.test/cart", "title": "Cart"})
+    call = asyncio.get_running_loop().create_task(engine.call("interact", JS))
+    await until(lambda: approvals.held, timeout=5, what="the prompt")
+    browser.replies["tabs.resolve"] = {"tab_id": 7, "url": "https://shop.test/cart", "title": "Cart"}
+    approvals.held[0].set_result("allow")
+    await call
+    [acting] = browser.acting_calls
+    assert acting.params["tab_id"] == 7
+
+
+async def test_a_tab_that_moved_to_another_site_while_the_prompt_waited_is_left_alone(
+    engine: Engine, browser: FakeBrowser, approvals: FakeApprovals
+) -> None:
+    approvals.script = ["hold"]
+    browser.queue("tabs.resolve", {"tab_id": 7, "url": "https://shop.test/cart", "title": "Cart"})
+    call = asyncio.get_running_loop().create_task(engine.call("interact", JS))
+    await until(lambda: approvals.held, timeout=5, what="the prompt")
+    browser.replies["tabs.resolve"] = {"tab_id": 7, "url": "https://evil.test/", "title": "Evil"}
+    approvals.held[0].set_result("allow")
+    with pytest.raises(TabpilotError) as err:
+        await call
+    assert err.value.code == "domain_changed"
+    assert err.value.details["approved_origin"] == "https://shop.test"
     assert browser.acting_calls == []
