@@ -38,6 +38,8 @@ class ApprovalScope:
     selector: str | None = None
     acts_on_current_tab: bool = False
     """Some step changes the page the tab shows now (before any navigate): its site counts too."""
+    site_free: bool = False
+    """Not about any site (saving or deleting a workflow): no standing rule for a site covers it."""
 
 
 ApprovalSteps = Callable[["Engine", dict[str, Any]], ApprovalScope | None]

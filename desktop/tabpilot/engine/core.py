@@ -343,6 +343,8 @@ def _shown_in_full(params: dict[str, Any]) -> dict[str, Any]:
 
 def _origins(scope: ApprovalScope, tab_url: str | None) -> str:
     """The site(s) an approval is for; several, space-separated, match no one-site rule."""
+    if scope.site_free:
+        return ""
     sites = set(scope.origin.split())
     if not sites or scope.acts_on_current_tab:
         sites.add(origin_of(tab_url or ""))

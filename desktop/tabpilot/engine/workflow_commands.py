@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tabpilot.engine.commands import Command
+from tabpilot.engine.commands import ApprovalScope, Command
 from tabpilot.engine.context import CommandContext
 from tabpilot.engine.errors import TabpilotError
 from tabpilot.engine.params import Param
@@ -82,6 +82,29 @@ async def _delete(ctx: CommandContext, p: dict[str, Any]) -> dict[str, Any]:
     return {"workflow_id": entry.workflow_id, "deleted": True}
 
 
+def _approve_import(engine: Any, p: dict[str, Any]) -> ApprovalScope | None:
+    """What an agent saves, the person may later run from the tray without a prompt: they see it now."""
+    if engine.workflows is None:
+        return None  # nowhere to save: the command says not_supported without a prompt
+    given = p.get("workflow")
+    raw: dict[str, Any] = given if isinstance(given, dict) else {}
+    listed = raw.get("steps")
+    steps: list[Any] = listed if isinstance(listed, list) else []
+    head = {
+        "type": "import_workflow",
+        "workflow_id": raw.get("workflow_id"),
+        "name": raw.get("name"),
+        "overwrite": bool(p.get("overwrite")),
+    }
+    return ApprovalScope(steps=[head, *[s for s in steps if isinstance(s, dict)]], site_free=True)
+
+
+def _approve_delete(engine: Any, p: dict[str, Any]) -> ApprovalScope | None:
+    if engine.workflows is None or engine.workflows.get(p.get("workflow_id", "")) is None:
+        return None  # nothing to delete: the command says workflow_not_found without a prompt
+    return ApprovalScope(steps=[{"type": "delete_workflow", "workflow_id": p.get("workflow_id")}], site_free=True)
+
+
 COMMANDS = [
     Command(
         "observe",
@@ -109,6 +132,7 @@ COMMANDS = [
             Param("workflow", "object", "{workflow_id, name, steps,...}", required=True),
             Param("overwrite", "boolean", "replace a same-id one", default=False),
         ),
+        approval_steps=_approve_import,
     ),
     Command(
         "configure",
@@ -117,5 +141,6 @@ COMMANDS = [
         "delete a saved workflow",
         _delete,
         params=(Param("workflow_id", "string", "a saved workflow's id", required=True),),
+        approval_steps=_approve_delete,
     ),
 ]

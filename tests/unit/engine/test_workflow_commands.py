@@ -10,7 +10,7 @@ import pytest
 from tabpilot.engine.core import Engine, EngineConfig
 from tests.unit.engine.conftest import EngineFactory
 from tests.unit.engine.scrape_support import TAB, error_of, page, replay_args, rows
-from tests.unit.fakes import FakeBrowser, MemoryWorkflowStore
+from tests.unit.fakes import FakeApprovals, FakeBrowser, MemoryWorkflowStore
 
 GOOD: dict[str, Any] = {
     "workflow_id": "wf-board-20260128",
@@ -36,7 +36,8 @@ def store() -> MemoryWorkflowStore:
 
 
 @pytest.fixture
-def engine(make_engine: EngineFactory, store: MemoryWorkflowStore) -> Engine:
+def engine(make_engine: EngineFactory, store: MemoryWorkflowStore, approvals: FakeApprovals) -> Engine:
+    approvals.script = ["allow"] * 20  # importing and deleting ask the person; here they say yes
     """Pilot OFF: reading and managing saved workflows does not need it."""
     return make_engine(pilot_on=False, workflows=store, config=EngineConfig(step_delay_ms=0))
 
@@ -224,3 +225,25 @@ async def test_without_a_workflow_folder(make_engine: EngineFactory) -> None:
         configure(engine, "delete_workflow", workflow_id="wf-a"),
     ):
         assert (await error_of(call)).code == "not_supported"
+
+
+async def test_importing_and_deleting_ask_the_person_and_a_no_changes_nothing(
+    make_engine: EngineFactory, store: MemoryWorkflowStore, approvals: FakeApprovals
+) -> None:
+    """What an agent saves, the person may later run from the tray without a prompt: so they see it now."""
+    engine = make_engine(workflows=store)
+    doc = {"workflow_id": "wf-new", "name": "new", "steps": [{"type": "click", "selector": "#buy"}]}
+    approvals.script = ["deny"]
+    error = await error_of(configure(engine, "import_workflow", workflow=doc))
+    assert error.code == "approval_denied"
+    assert store.get("wf-new") is None
+    (request,) = approvals.requests
+    assert [dict(s) for s in request.steps] == [
+        {"type": "import_workflow", "workflow_id": "wf-new", "name": "new", "overwrite": False},
+        {"type": "click", "selector": "#buy"},
+    ]
+    assert request.origin == ""  # no standing rule for a site covers saving a workflow
+    approvals.script = ["deny"]
+    error = await error_of(configure(engine, "delete_workflow", workflow_id="wf-board-20260128"))
+    assert error.code == "approval_denied"
+    assert store.get("wf-board-20260128") is not None
