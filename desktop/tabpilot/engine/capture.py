@@ -22,6 +22,7 @@ from collections import OrderedDict, deque
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
+from urllib.parse import urlsplit, urlunsplit
 
 from tabpilot.engine.pilot import PilotState
 
@@ -51,8 +52,32 @@ GATED: dict[Kind, str] = {
 """Kinds the user switches on and off (pilot capabilities); items of a kind that is off are dropped."""
 
 SENSITIVE_HEADER = re.compile(
-    r"^(authorization|proxy-authorization|cookie|set-cookie|x-api-key)$|token|secret|key|password", re.I
+    r"^(authorization|proxy-authorization|cookie|set-cookie|x-api-key)$|token|secret|key|password|auth|session|signature",
+    re.I,
 )
+SENSITIVE_PARAM = re.compile(
+    r"token|secret|key|password|passwd|pwd|auth|session|sig|signature|credential|code$|^code", re.I
+)
+URL_FIELDS = frozenset({"url", "page", "source", "filename", "name", "initiator", "redirect_url"})
+
+ITEM_BUDGET: dict[Kind, int] = {
+    "logs": 16 * 1024,
+    "errors": 16 * 1024,
+    "network": 8 * 1024,
+    "network_bodies": 32 * 1024,
+    "websocket_events": 8 * 1024,
+}
+"""Characters of text one item may hold, all its strings together."""
+RING_BYTES: dict[Kind, int] = {
+    "logs": 2 * 1024 * 1024,
+    "errors": 1024 * 1024,
+    "network": 1024 * 1024,
+    "network_bodies": 2 * 1024 * 1024,
+    "websocket_events": 1024 * 1024,
+}
+"""Per tab and kind, on top of the count: a few large items cannot take more memory than this."""
+STORE_BYTES = 48 * 1024 * 1024
+"""All tabs together; beyond it the least recently active tab's oldest entries go first."""
 HEADER_FIELDS = ("request_headers", "response_headers")
 
 # Bounds for one item (the page side cuts first; these hold whatever arrives).
@@ -77,25 +102,42 @@ class Ring:
     """A fixed-size buffer of items in cursor order, oldest first."""
 
     size: int
+    max_bytes: int = 1 << 62
     items: deque[dict[str, Any]] = field(init=False)
+    sizes: deque[int] = field(init=False)
+    bytes: int = 0
     received: int = 0
     evicted: int = 0
     last_evicted: int = 0
     """The cursor of the newest item pushed out by a newer one (0: none yet)."""
 
     def __post_init__(self) -> None:
-        self.items = deque(maxlen=self.size)
+        self.items = deque()
+        self.sizes = deque()
 
-    def add(self, item: dict[str, Any]) -> None:
-        if len(self.items) == self.size:
-            self.evicted += 1
-            self.last_evicted = self.items[0]["cursor"]
+    def add(self, item: dict[str, Any], size: int) -> int:
+        """Keep `item` (about `size` characters); returns the characters freed by pushing old ones out."""
+        freed = 0
+        while self.items and (len(self.items) >= self.size or self.bytes + size > self.max_bytes):
+            freed += self.drop_oldest()
         self.items.append(item)
+        self.sizes.append(size)
+        self.bytes += size
         self.received += 1
+        return freed
+
+    def drop_oldest(self) -> int:
+        self.evicted += 1
+        self.last_evicted = self.items.popleft()["cursor"]
+        size = self.sizes.popleft()
+        self.bytes -= size
+        return size
 
     def clear(self) -> int:
         count = len(self.items)
         self.items.clear()
+        self.sizes.clear()
+        self.bytes = 0
         return count
 
 
@@ -111,7 +153,11 @@ class TabCapture:
     rings: dict[Kind, Ring] = field(init=False)
 
     def __post_init__(self) -> None:
-        self.rings = {kind: Ring(self.sizes[kind]) for kind in KINDS}
+        self.rings = {kind: Ring(self.sizes[kind], RING_BYTES[kind]) for kind in KINDS}
+
+    @property
+    def bytes(self) -> int:
+        return sum(r.bytes for r in self.rings.values())
 
 
 @dataclass(frozen=True)
@@ -125,6 +171,9 @@ class Page:
     buffered: int
     evicted: bool
     """Entries after `since_cursor` were pushed out of the buffer before anyone read them."""
+    reset: bool = False
+    """`since_cursor` is ahead of everything held: the app restarted (cursors begin again), so the
+    answer starts from the oldest entry instead of skipping what came since."""
 
 
 Match = Callable[[Mapping[str, Any]], bool]
@@ -145,6 +194,9 @@ class CaptureStore:
         self._cursors = itertools.count(1)
         self.cursor = 0
         """The newest cursor handed out (0: nothing captured yet)."""
+        self.bytes = 0
+        self.forgotten_upto = 0
+        """The newest cursor of entries lost with a forgotten tab (so `evicted` can say so)."""
         if pilot is not None:
             pilot.subscribe(self._capabilities_changed)
 
@@ -193,16 +245,31 @@ class CaptureStore:
                 item["frame_id"] = frame_id
             item["tab_id"] = tab_id
             self.cursor = item["cursor"] = next(self._cursors)
-            tab.rings[kind].add(item)
+            size = _size(item)
+            self.bytes += size - tab.rings[kind].add(item, size)
             kept += 1
+        self._within_budget()
         return kept
+
+    def _within_budget(self) -> None:
+        """Past the overall budget: the least recently active tabs give up their oldest entries first."""
+        for tab in list(self.tabs.values()):
+            if self.bytes <= STORE_BYTES:
+                return
+            for ring in tab.rings.values():
+                while ring.items and self.bytes > STORE_BYTES:
+                    self.bytes -= ring.drop_oldest()
 
     def _tab(self, tab_id: int) -> TabCapture:
         tab = self.tabs.get(tab_id)
         if tab is None:
             tab = self.tabs[tab_id] = TabCapture(tab_id, self.sizes)
             while len(self.tabs) > self.max_tabs:
-                self.tabs.popitem(last=False)
+                _, gone = self.tabs.popitem(last=False)
+                self.bytes -= gone.bytes
+                newest = [r.items[-1]["cursor"] for r in gone.rings.values() if r.items]
+                if newest:
+                    self.forgotten_upto = max(self.forgotten_upto, *newest)
         else:
             self.tabs.move_to_end(tab_id)
         return tab
@@ -237,6 +304,9 @@ class CaptureStore:
         the returned `cursor` continues without a gap while `more` is true."""
         rings = self._rings(kind, tab_id)
         buffered = sum(len(r.items) for r in rings)
+        reset = since_cursor is not None and since_cursor > self.cursor
+        if reset:
+            since_cursor = 0  # a cursor from before a restart: everything held is news
         newest_first = _newest_first(rings)
         if since_cursor is None:
             found: list[dict[str, Any]] = []
@@ -257,8 +327,8 @@ class CaptureStore:
         more = len(after) > limit
         chunk = after[-limit:] if more else after
         cursor = chunk[0]["cursor"] if more else self.cursor
-        evicted = any(r.last_evicted > since_cursor for r in rings)
-        return Page([dict(i) for i in chunk], cursor, more, buffered, evicted)
+        evicted = any(r.last_evicted > since_cursor for r in rings) or self.forgotten_upto > since_cursor
+        return Page([dict(i) for i in chunk], cursor, more, buffered, evicted, reset)
 
     def _rings(self, kind: Kind, tab_id: int | None) -> list[Ring]:
         if tab_id is not None:
@@ -272,7 +342,9 @@ class CaptureStore:
         tabs = [self.tabs[tab_id]] if tab_id is not None and tab_id in self.tabs else []
         if tab_id is None:
             tabs = list(self.tabs.values())
-        return sum(tab.rings[kind].clear() for tab in tabs for kind in chosen)
+        cleared = sum(tab.rings[kind].clear() for tab in tabs for kind in chosen)
+        self.bytes = sum(tab.bytes for tab in self.tabs.values())
+        return cleared
 
     def status(self) -> list[dict[str, Any]]:
         """Per tab, most recently active first: URL, entries buffered per kind, totals received."""
@@ -305,9 +377,11 @@ def _cursor_of(item: Mapping[str, Any]) -> int:
 
 
 def _bounded_item(raw: Mapping[str, Any], kind: Kind) -> dict[str, Any]:
-    """A copy of a page's item within fixed bounds, without sensitive headers."""
+    """A copy of a page's item within fixed bounds (per string, and all strings together), without
+    sensitive headers, and with credentials taken out of its URLs."""
     limit = MAX_STRING[kind]
     cut = [False]
+    budget = [ITEM_BUDGET[kind]]
     item: dict[str, Any] = {}
     for key, value in itertools.islice(raw.items(), MAX_FIELDS):
         if key in ("kind", "cursor", "tab_id", "frame_id", "page") or not isinstance(key, str):
@@ -315,17 +389,64 @@ def _bounded_item(raw: Mapping[str, Any], kind: Kind) -> dict[str, Any]:
         if key in HEADER_FIELDS:
             item[key] = _safe_headers(value)
             continue
-        item[key] = _bounded(value, limit, 0, cut)
+        if key in URL_FIELDS and isinstance(value, str):
+            value = safe_url(value)
+        item[key] = _bounded(value, limit, 0, cut, budget)
     if cut[0]:
         item["truncated"] = True
     return item
 
 
-def _bounded(value: Any, limit: int, depth: int, cut: list[bool]) -> Any:
+def safe_url(url: str) -> str:
+    """An address without user:password@ and with the values of credential-like parameters hidden
+    (`?token=`, `access_token`, `api_key`, `sig`, OAuth `code`, also in the fragment)."""
+    if "://" not in url[:16] and not url.startswith("//"):
+        return url
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return url
+    netloc = parts.netloc.rsplit("@", 1)[-1] if "@" in parts.netloc else parts.netloc
+    return urlunsplit((parts.scheme, netloc, parts.path, _safe_query(parts.query), _safe_query(parts.fragment)))
+
+
+def _safe_query(query: str) -> str:
+    if "=" not in query:
+        return query
+    out = []
+    for pair in query.split("&"):
+        name, sep, value = pair.partition("=")
+        out.append(f"{name}=[REDACTED]" if sep and value and SENSITIVE_PARAM.search(name) else pair)
+    return "&".join(out)
+
+
+def _size(item: Mapping[str, Any]) -> int:
+    """About how many characters an item holds (what the budgets count)."""
+    total = 0
+    stack: list[Any] = [item]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, str):
+            total += len(value)
+        elif isinstance(value, dict):
+            total += 8 * len(value)
+            stack.extend(value.keys())
+            stack.extend(value.values())
+        elif isinstance(value, list):
+            total += 2 * len(value)
+            stack.extend(value)
+        else:
+            total += 8
+    return total
+
+
+def _bounded(value: Any, limit: int, depth: int, cut: list[bool], budget: list[int]) -> Any:
     if isinstance(value, str):
-        if len(value) > limit:
+        allowed = min(limit, max(budget[0], 0))
+        if len(value) > allowed:
             cut[0] = True
-            return value[:limit]
+            value = value[:allowed]
+        budget[0] -= len(value)
         return value
     if value is None or isinstance(value, bool | int | float):
         return value
@@ -335,12 +456,12 @@ def _bounded(value: Any, limit: int, depth: int, cut: list[bool]) -> Any:
     if isinstance(value, list):
         if len(value) > MAX_ITEMS:
             cut[0] = True
-        return [_bounded(v, min(limit, 4096), depth + 1, cut) for v in value[:MAX_ITEMS]]
+        return [_bounded(v, min(limit, 4096), depth + 1, cut, budget) for v in value[:MAX_ITEMS]]
     if isinstance(value, dict):
         if len(value) > MAX_ITEMS:
             cut[0] = True
         return {
-            str(k)[:200]: _bounded(v, min(limit, 4096), depth + 1, cut)
+            str(k)[:200]: _bounded(v, min(limit, 4096), depth + 1, cut, budget)
             for k, v in itertools.islice(value.items(), MAX_ITEMS)
         }
     return str(value)[:200]

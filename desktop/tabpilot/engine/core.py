@@ -76,6 +76,9 @@ class Engine:
         self.approval_wait_ms = approval_wait_ms if approval_wait_ms is not None else self.config.approval_wait_ms
         self.secrets: SecretStore = secrets or NoSecrets()
         self.workflows = workflows
+        self.known_secrets: dict[str, str] = {}
+        """Secret values this engine resolved for a command: scrubbed from everything read back later
+        (captured logs, requests, WebSocket messages)."""
         self.tab_workflows: dict[int, str] = {}
         """Which workflow runs in which tab: one at a time per tab."""
         self.last_call = self.clock.monotonic()

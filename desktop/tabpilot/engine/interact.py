@@ -49,6 +49,7 @@ KEY = Param("key", "string", "e.g. Enter, Tab, Control+A", required=True)
 def _with_secrets(ctx: CommandContext, p: dict[str, Any], key: str) -> tuple[dict[str, Any], dict[str, str]]:
     """`{{secret:NAME}}` in a typed value comes from the OS keyring; results never carry it."""
     [step], secrets = resolve([{key: p[key]}], {}, ctx.engine.secrets.get)
+    ctx.engine.known_secrets.update(secrets)
     return {**p, key: step[key]}, secrets
 
 

@@ -216,6 +216,7 @@ async def _run(
     engine = ctx.engine
     _preflight(engine, workflow, tab_id)
     steps, secrets = resolve(workflow.steps, workflow.params, engine.secrets.get)
+    engine.known_secrets.update(secrets)
     for url in navigate_urls(steps):
         check_url(url)
     delay = p.get("step_delay_ms")

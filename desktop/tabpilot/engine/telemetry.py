@@ -15,6 +15,7 @@ from tabpilot.engine.commands import Command
 from tabpilot.engine.context import CommandContext
 from tabpilot.engine.errors import TabpilotError
 from tabpilot.engine.params import Param
+from tabpilot.engine.workflows import scrub
 
 LEVELS = ("debug", "log", "info", "warn", "error")
 DIRECTIONS = ("incoming", "outgoing")
@@ -66,7 +67,8 @@ async def _read(ctx: CommandContext, p: dict[str, Any], kind: Kind, match: Match
             "note": OFF_NOTES[kind],
         }
     page = store.entries(kind, tab_id=tab_id, match=match, limit=p["limit"], since_cursor=p["since_cursor"])
-    return _answer(page, tab_id, kind)
+    # A page echoes what was typed into it: secrets Tabpilot filled in never come back in clear.
+    return dict(scrub(_answer(page, tab_id, kind), ctx.engine.known_secrets))
 
 
 def _answer(page: Page, tab_id: int | None, kind: Kind) -> dict[str, Any]:
@@ -86,6 +88,9 @@ def _answer(page: Page, tab_id: int | None, kind: Kind) -> dict[str, Any]:
             f"Some entries after since_cursor were pushed out before this read (the buffer keeps the last "
             f"{BUFFER_SIZES[kind]} per tab); read more often or with a narrower filter."
         )
+    if page.reset:
+        out["reset"] = True
+        out["note"] = "since_cursor is from before Tabpilot restarted; these are all the entries it holds now."
     return out
 
 

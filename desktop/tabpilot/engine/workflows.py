@@ -7,12 +7,13 @@ a hand-written one needs only `workflow_id`, `name` and `steps`. Everything here
 from __future__ import annotations
 
 import copy
+import json
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import quote, quote_plus, urlsplit
 
 from tabpilot.engine.errors import TabpilotError
 
@@ -361,10 +362,18 @@ def resolve(
 
 
 def scrub(value: Any, secrets: dict[str, str]) -> Any:
-    """Replace every secret value that shows up in results or messages by its reference."""
+    """Replace every secret value that shows up in results or messages by its reference — as typed, and
+    as a page would echo it in a URL or in JSON."""
     if not secrets:
         return value
-    pairs = sorted(((v, f"{{{{secret:{k}}}}}") for k, v in secrets.items() if v), key=lambda p: -len(p[0]))
+    forms: dict[str, str] = {}
+    for name, secret in secrets.items():
+        if len(secret) < 3:  # too short to find without scrubbing ordinary text
+            continue
+        ref = f"{{{{secret:{name}}}}}"
+        for form in (secret, quote(secret, safe=""), quote_plus(secret), json.dumps(secret)[1:-1]):
+            forms.setdefault(form, ref)
+    pairs = sorted(forms.items(), key=lambda p: -len(p[0]))
 
     def walk(item: Any) -> Any:
         if isinstance(item, str):

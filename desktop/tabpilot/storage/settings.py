@@ -14,6 +14,7 @@ from tabpilot.storage.atomic import write_atomic
 log = logging.getLogger("tabpilot.settings")
 
 DEFAULT_PORT = 47615
+MAX_APPROVAL_WAIT_MS = 60_000
 
 
 @dataclass
@@ -64,6 +65,9 @@ class Settings:
             self.step_delay_ms = defaults.step_delay_ms
         if not 1_000 <= self.approval_wait_ms <= 600_000:
             self.approval_wait_ms = defaults.approval_wait_ms
+        # Agents must hear 'awaiting_approval' before their own client gives up (about a minute),
+        # and before the prompt itself times out.
+        self.approval_wait_ms = min(self.approval_wait_ms, MAX_APPROVAL_WAIT_MS)
         if not all(isinstance(s, str) and s.strip() for s in self.redact_selectors):
             self.redact_selectors = defaults.redact_selectors
 

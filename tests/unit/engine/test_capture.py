@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from tabpilot.engine.capture import BUFFER_SIZES, CaptureStore, store_for
@@ -194,3 +195,52 @@ def test_one_store_per_engine_following_its_pilot() -> None:
     a, b = Engine(), Engine()
     assert store_for(a) is store_for(a) and store_for(a) is not store_for(b)
     assert store_for(a).pilot is a.pilot
+
+
+def test_credentials_never_stay_in_captured_addresses() -> None:
+    store = CaptureStore()
+    store.ingest(
+        batch(
+            1,
+            {"kind": "network", "url": "https://bob:hunter2@api.test/v1?token=abc&page=2&api_key=k#access_token=z&x=1"},
+            {"kind": "ws", "url": "wss://live.test/socket?session=s1&room=7", "data": "hi", "direction": "incoming"},
+        )
+    )
+    [request] = store.entries("network", tab_id=1).entries
+    assert (
+        request["url"] == "https://api.test/v1?token=[REDACTED]&page=2&api_key=[REDACTED]#access_token=[REDACTED]&x=1"
+    )
+    [message] = store.entries("websocket_events", tab_id=1).entries
+    assert message["url"] == "wss://live.test/socket?session=[REDACTED]&room=7"
+
+
+def test_a_page_cannot_grow_memory_with_large_items() -> None:
+    """One console line of big nested objects is cut to the item budget; rings and the store have byte budgets."""
+    store = CaptureStore(sizes={"logs": 1000})
+    nested = [{"a": {"b": {"c": "x" * 500}}, "d": "y" * 500} for _ in range(10)]
+    for _ in range(300):
+        store.ingest(batch(1, {"kind": "log", "text": "z" * 4000, "args": nested * 5}))
+    [newest] = store.entries("logs", tab_id=1, limit=1).entries
+    assert newest["truncated"] is True
+    assert len(json.dumps(newest)) < 20 * 1024
+    assert store.tabs[1].rings["logs"].bytes <= 2 * 1024 * 1024
+    assert store.bytes == sum(tab.bytes for tab in store.tabs.values())
+
+
+def test_a_cursor_from_before_a_restart_gets_everything_held_and_says_so() -> None:
+    store = CaptureStore()
+    store.ingest(batch(1, log(1), log(2)))
+    page = store.entries("logs", tab_id=1, since_cursor=5000)
+    assert [e["text"] for e in page.entries] == ["line 2", "line 1"]
+    assert page.reset is True
+
+
+def test_entries_lost_with_a_forgotten_tab_are_reported_as_evicted() -> None:
+    store = CaptureStore(max_tabs=2)
+    store.ingest(batch(1, log(1)))
+    seen = store.cursor
+    store.ingest(batch(2, log(2)))
+    store.ingest(batch(3, log(3)))  # tab 1 is forgotten
+    page = store.entries("logs", since_cursor=0)
+    assert page.evicted is True
+    assert store.entries("logs", since_cursor=seen).evicted is False

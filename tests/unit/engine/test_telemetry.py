@@ -3,6 +3,7 @@ through the engine with a fake browser."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -175,3 +176,19 @@ async def test_observe_reads_are_in_the_activity_stream(engine: Engine) -> None:
     await engine.call("observe", {"what": "logs", "level": "error"})
     finished = [e for e in engine.activity.recent() if e.phase == "finished"]
     assert [(e.tool, e.mode, e.outcome) for e in finished] == [("observe", "logs", "ok")]
+
+
+async def test_secrets_tabpilot_typed_never_come_back_from_capture(engine: Engine) -> None:
+    """A page echoes what was filled in (a console line, a login POST, a URL): the reader sees the reference."""
+    engine.known_secrets["SHOP_PASSWORD"] = "p@ss word!"
+    feed(
+        engine,
+        1,
+        {"kind": "log", "level": "log", "text": "logging in with p@ss word!", "args": ["p@ss word!"]},
+        {"kind": "network", "method": "GET", "status": 200, "url": "https://shop.test/login?pw=p%40ss%20word%21"},
+    )
+    logs = await engine.call("observe", {"what": "logs", "tab_id": 1})
+    network = await engine.call("observe", {"what": "network", "tab_id": 1})
+    text = json.dumps([logs, network])
+    assert "p@ss word!" not in text and "p%40ss%20word%21" not in text
+    assert logs["entries"][0]["text"] == "logging in with {{secret:SHOP_PASSWORD}}"

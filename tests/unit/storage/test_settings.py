@@ -108,3 +108,8 @@ def test_the_pilot_switch_is_not_a_setting(path: Path) -> None:
 )
 def test_out_of_range_numbers_fall_back_to_the_default(path: Path, key: str, value: int) -> None:
     assert getattr(load_json(path, {key: value}), key) == getattr(Settings(), key)
+
+
+def test_the_approval_wait_is_at_most_a_minute(path: Path) -> None:
+    assert load_json(path, {"approval_wait_ms": 300_000}).approval_wait_ms == 60_000
+    assert load_json(path, {"approval_wait_ms": 45_000}).approval_wait_ms == 45_000
