@@ -31,6 +31,7 @@ from tabpilot.ui.activity_window import (
     COLUMNS,
     OUTCOME,
     PROGRESS_ROLE,
+    SHOWN_CHARS,
     ActivityModel,
     ActivityWindow,
 )
@@ -199,6 +200,40 @@ async def test_a_running_workflow_shows_live_progress(
     assert window.model.data(index, PROGRESS_ROLE) is None
     assert window.model.data(index) == "ok · 2/2 steps"
     await until(lambda: window.detail_json and '"data"' in window.detail_json, what="the detail to follow the end")
+    await ui_settled()
+
+
+async def test_a_secret_cut_short_in_the_detail_shows_none_of_its_value(
+    make_app: AppFactory,
+    make_tray: TrayFactory,
+    connect_extension: ExtensionFactory,
+) -> None:
+    """A long result is shortened to SHOWN_CHARS: a secret across that point is replaced before the cut, so
+    no prefix of its value is left on screen."""
+    app = await make_app(pilot=True)
+    tray = make_tray(app)
+    name, value = secret_name(), secret_value()
+    app.secrets.set(name, value)
+    before = SHOWN_CHARS - 12  # the value starts 12 characters before the cut and ends after it
+    long_text = "x" * before + value + " and more"
+
+    def script(params: dict[str, Any]) -> dict[str, Any]:
+        return {"success": True, "result": long_text}
+
+    await connect_extension(app, **{**JobsSite().handlers(), "js_execute": script})
+    window = tray.show_activity()
+    assert isinstance(window, ActivityWindow)
+    leaked = await app.engine.call("interact", {"action": "execute_js", "script": "pw.value"}, agent="Claude Code")
+    assert leaked["result"] == long_text
+    await until(lambda: window.model.rowCount() == 1 and window.model.running == 0, what="the finished command")
+
+    detail = await detail_of(window, window.model.commands()[0].correlation_id)
+    reference = f"{{{{secret:{name}}}}}"
+    scrubbed = "x" * before + reference + " and more"
+    assert detail["result"]["result"] == scrubbed[:SHOWN_CHARS] + f"… ({len(scrubbed)} chars)"
+    assert value[:12] not in everything_shown(window), "the part of the value before the cut is shown"
+    click(window.copy_button)
+    assert value[:12] not in QGuiApplication.clipboard().text()
     await ui_settled()
 
 

@@ -105,3 +105,26 @@ async def test_rules_are_listed_live_revocable_and_expire(make_app: AppFactory, 
     again = open_rules_window(app)
     assert again is not window
     assert [r[1] for r in rows(again)] == ["wf-orders"]
+
+
+async def test_no_rules_shows_only_the_line_saying_so(make_app: AppFactory, qapp: QApplication) -> None:
+    human = Scripted()
+    app = await make_app(approvals=human)
+    window = open_rules_window(app)
+    await until(window.isVisible, what="the rules window")
+    assert window.empty_label.isVisible()
+    assert window.empty_label.text() == "No rules: every page change asks you first."
+    assert not window.table.isVisible(), "an empty table is shown under the line saying there are no rules"
+
+    # The first rule: the table in the line's place.
+    human.answers.append(ApprovalDecision(allow=True, remember="site", minutes=5))
+    await app.policy.decide(ApprovalRequest("c1", "Claude Code", "interact", "click", {}, origin="https://a.example"))
+    [rule] = app.policy.rules()
+    assert window.table.isVisible()
+    assert not window.empty_label.isVisible()
+
+    # Revoked, the last one: the line again, alone.
+    QTest.mouseClick(window.revoke_buttons[rule.rule_id], Qt.MouseButton.LeftButton)
+    assert app.policy.rules() == []
+    assert window.empty_label.isVisible()
+    assert not window.table.isVisible()

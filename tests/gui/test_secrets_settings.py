@@ -221,3 +221,28 @@ async def test_rotate_token_asks_then_cuts_off_the_old_token(make_app: AppFactor
     assert await status_with(app, old) == 401
     assert await status_with(app, app.token) == 200
     await ui_settled()
+
+
+async def test_the_approval_wait_is_one_to_sixty_seconds(
+    make_app: AppFactory, make_tray: TrayFactory, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Past 60 s MCP clients give up on the call, and the prompt itself denies at 120 s."""
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
+    app = await make_app()
+    tray = make_tray(app)
+    dialog = tray.show_settings()
+    assert isinstance(dialog, SettingsDialog)
+    await until(dialog.isVisible)
+    assert (dialog.approval_wait.minimum(), dialog.approval_wait.maximum()) == (1_000, 60_000)
+
+    # Typed past the limit: held at 60 s, and saved as such.
+    dialog.approval_wait.setValue(300_000)
+    assert dialog.approval_wait.value() == 60_000
+    click(dialog.save_button)
+    assert dialog.status.text() == "Saved."
+    assert app.settings.approval_wait_ms == 60_000
+    assert app.engine.approval_wait_ms == 60_000
+    dialog.approval_wait.setValue(0)
+    assert dialog.approval_wait.value() == 1_000
+    dialog.close()
+    await ui_settled()

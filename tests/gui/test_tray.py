@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +14,7 @@ from tests.gui.conftest import ErrorLog, ExtensionFactory, TrayFactory, click_me
 from tests.support.waiting import until
 
 from tabpilot.ui.icons import tray_icon
+from tabpilot.ui.main import open_managed_at_start
 from tabpilot.ui.tray import TrayController
 from tabpilot.vault import keyring_store
 
@@ -180,3 +182,63 @@ async def test_open_managed_browser_failure_is_shown_and_the_item_comes_back(
     assert "no-such-browser" in shown[0][1]
     assert item.isEnabled(), "after a failed launch the user can try again"
     assert tray.look == "disconnected"
+
+
+async def test_a_browser_that_fails_to_open_at_start_is_shown(
+    make_app: AppFactory,
+    make_tray: TrayFactory,
+    error_log: ErrorLog,
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+) -> None:
+    """The setting "Open it when Tabpilot starts" with a browser that is not there: the person is told."""
+    monkeypatch.setenv("TABPILOT_BROWSER", str(tmp_path / "no-such-browser"))
+    error_log.allow(r"^the managed browser could not start")
+    app = await make_app()
+    app.settings.open_managed_at_start = True
+    app.settings.managed_headless = True
+    tray = make_tray(app)
+    shown: list[tuple[str, str]] = []
+    monkeypatch.setattr(tray.tray, "showMessage", lambda title, text, *rest: shown.append((title, text)))
+
+    assert open_managed_at_start(app, tray) is not None
+    gc.collect()  # the launch is held by the tray, not only weakly by the loop
+    await until(lambda: bool(shown), timeout=20, what="the failure message")
+    assert shown[0][0] == "Tabpilot"
+    assert "could not start" in shown[0][1]
+    assert "no-such-browser" in shown[0][1]
+    assert app.managed is not None
+    assert app.managed.headless, "launched as the settings say"
+    item = find_action(tray.menu, "Open managed browser")
+    assert item.isEnabled(), "after a failed launch the user can try from the menu"
+
+
+async def test_an_unexpected_error_opening_the_browser_at_start_is_logged_and_shown(
+    make_app: AppFactory, make_tray: TrayFactory, error_log: ErrorLog, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    error_log.allow(r"^the managed browser could not start$")
+    app = await make_app()
+    app.settings.open_managed_at_start = True
+    tray = make_tray(app)
+    shown: list[tuple[str, str]] = []
+    monkeypatch.setattr(tray.tray, "showMessage", lambda title, text, *rest: shown.append((title, text)))
+    asked: list[bool | None] = []
+
+    async def launch_that_raises(headless: bool | None = None) -> None:
+        asked.append(headless)
+        await asyncio.sleep(0)
+        raise RuntimeError("the profile folder is locked")
+
+    monkeypatch.setattr(app, "open_managed_browser", launch_that_raises)
+    task = open_managed_at_start(app, tray)
+    assert task is not None
+    await asyncio.wait_for(task, 5)
+    assert asked == [False]
+    assert shown == [("Tabpilot", "The managed browser could not start: the profile folder is locked")]
+    assert [r.getMessage() for r in error_log.records] == ["the managed browser could not start"]
+    assert error_log.records[0].exc_info is not None, "logged with its traceback"
+
+    # Turned off in the settings: nothing is launched.
+    app.settings.open_managed_at_start = False
+    assert open_managed_at_start(app, tray) is None
+    assert asked == [False]

@@ -9,9 +9,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import shiboken6
 from PySide6.QtCore import QUrl
 from PySide6.QtGui import QDesktopServices, QGuiApplication
-from PySide6.QtWidgets import QFileDialog, QLabel, QMenu
+from PySide6.QtWidgets import QDialogButtonBox, QFileDialog, QLabel, QMenu
 from tests.conftest import AppFactory
 from tests.gui.conftest import ExtensionFactory, TrayFactory, click_menu_item
 from tests.gui.ui_support import (
@@ -227,4 +228,88 @@ async def test_export_import_reveal_and_delete(
         tray.workflows.import_file(path)
         assert reason in await answer_box("OK")
     assert sorted(e.workflow_id for e in app.workflows.entries()) == ["wf-jobs"]
+    await ui_settled()
+
+
+async def test_run_with_parameters_opens_each_time_it_is_asked(
+    make_app: AppFactory, make_tray: TrayFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    app = await make_app()
+    tray = make_tray(app)
+    started: list[tuple[str, dict[str, str] | None]] = []
+    monkeypatch.setattr(tray.workflows, "run", lambda workflow_id, params=None: started.append((workflow_id, params)))
+    save_workflow(app, jobs_workflow())
+    await until(lambda: tray.workflows.workflow_menu("Jobs") is not None, timeout=2, what="Jobs in the menu")
+
+    # Cancelled: the form deletes itself.
+    await click_menu_item(jobs_menu(tray), menu_item(jobs_menu(tray), "Run with parameters…"))
+    first = await window_of(ParamsDialog, "the parameters form")
+    click(first.buttons.button(QDialogButtonBox.StandardButton.Cancel))
+    await until(lambda: not shiboken6.isValid(first), what="the cancelled form to be deleted")
+
+    # Asked again: a new form (not an error about the deleted one); Run runs with its values.
+    await click_menu_item(jobs_menu(tray), menu_item(jobs_menu(tray), "Run with parameters…"))
+    second = await window_of(ParamsDialog, "the parameters form, a second time")
+    second.fields["city"].setText("Lyon")
+    click(second.run_button)
+    await until(lambda: not shiboken6.isValid(second), what="the run form to be deleted")
+    assert started == [("wf-jobs", {"city": "Lyon", "query": "python"})]
+
+    # Asked while one is open: the open one gives way to the new one.
+    await click_menu_item(jobs_menu(tray), menu_item(jobs_menu(tray), "Run with parameters…"))
+    third = await window_of(ParamsDialog, "the parameters form, a third time")
+    tray.workflows.ask_params("wf-jobs")
+    await until(lambda: not shiboken6.isValid(third), what="the replaced form to be deleted")
+    fourth = await window_of(ParamsDialog, "the new parameters form")
+    assert tray.workflows.params_dialog is fourth
+    click(fourth.buttons.button(QDialogButtonBox.StandardButton.Cancel))
+    await until(lambda: tray.workflows.params_dialog is None, what="the menu to forget the closed form")
+    assert len(started) == 1
+    await ui_settled()
+
+
+def a_run(correlation_id: str, finished_at: str) -> dict[str, Any]:
+    return {
+        "correlation_id": correlation_id,
+        "status": "complete",
+        "started_at": finished_at,
+        "finished_at": finished_at,
+        "steps_completed": 2,
+        "steps_total": 2,
+        "data": [{"title": "Ops", "city": "Lyon"}],
+    }
+
+
+async def test_a_closed_run_viewer_is_let_go(make_app: AppFactory, make_tray: TrayFactory) -> None:
+    app = await make_app()
+    tray = make_tray(app)
+    save_workflow(app, jobs_workflow())
+    app.workflows.add_run("wf-jobs", a_run("c-1", "2024-05-01T10:00:00+00:00"))
+    app.workflows.add_run("wf-jobs", a_run("c-2", "2024-05-01T11:00:00+00:00"))
+    menu = tray.workflows
+
+    first = menu.open_run("wf-jobs", "c-1")
+    assert first is not None
+    assert menu.open_run("wf-jobs", "c-1") is first, "the run's open viewer is brought to the front"
+    second = menu.open_run("wf-jobs", "c-2")
+    assert second is not None
+    assert second is not first
+    await until(lambda: first.isVisible() and second.isVisible(), what="the two viewers")
+    assert set(menu.viewers) == {("wf-jobs", "c-1"), ("wf-jobs", "c-2")}
+
+    # Closed: forgotten by the menu and deleted.
+    first.close()
+    assert set(menu.viewers) == {("wf-jobs", "c-2")}
+    await until(lambda: not shiboken6.isValid(first), what="the closed viewer to be deleted")
+
+    # Opened again: a new viewer.
+    again = menu.open_run("wf-jobs", "c-1")
+    assert again is not None
+    assert shiboken6.isValid(again)
+    assert set(menu.viewers) == {("wf-jobs", "c-1"), ("wf-jobs", "c-2")}
+
+    # Closing the menu closes the viewers still open, and forgets them.
+    menu.close()
+    assert menu.viewers == {}
+    await until(lambda: not shiboken6.isValid(again) and not shiboken6.isValid(second), what="the viewers deleted")
     await ui_settled()

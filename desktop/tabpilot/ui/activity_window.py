@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -351,26 +352,34 @@ async def secret_values(vault: SecretsVault) -> dict[str, str]:
     return await asyncio.to_thread(read)
 
 
-def cut(value: Any, depth: int = 0) -> Any:
-    """A value made small enough to show: long strings, long lists and deep nesting are shortened."""
-    if isinstance(value, str):
-        return value if len(value) <= SHOWN_CHARS else value[:SHOWN_CHARS] + f"… ({len(value)} chars)"
-    if depth >= SHOWN_DEPTH and isinstance(value, dict | list):
+def cut(value: Any, secrets: Mapping[str, str] | None = None, depth: int = 0) -> Any:
+    """A value made small enough to show: long strings, long lists and deep nesting are shortened.
+
+    The `secrets`' values in it are replaced by their references first: a value split by the cut would
+    leave its beginning on screen, where scrubbing afterwards no longer finds it."""
+    if value is None or isinstance(value, bool | int | float):
+        return value
+    if depth >= SHOWN_DEPTH and isinstance(value, dict | list | tuple):
         return "…"
     if isinstance(value, dict):
         items = list(value.items())
-        out = {str(k): cut(v, depth + 1) for k, v in items[:SHOWN_ITEMS]}
+        out = {_short(str(k), secrets): cut(v, secrets, depth + 1) for k, v in items[:SHOWN_ITEMS]}
         if len(items) > SHOWN_ITEMS:
             out["…"] = f"{len(items) - SHOWN_ITEMS} more fields"
         return out
     if isinstance(value, list | tuple):
-        shown = [cut(v, depth + 1) for v in value[:SHOWN_ITEMS]]
+        shown = [cut(v, secrets, depth + 1) for v in value[:SHOWN_ITEMS]]
         if len(value) > SHOWN_ITEMS:
             shown.append(f"… {len(value) - SHOWN_ITEMS} more")
         return shown
-    if value is None or isinstance(value, bool | int | float):
-        return value
-    return str(value)
+    return _short(value if isinstance(value, str) else str(value), secrets)
+
+
+def _short(text: str, secrets: Mapping[str, str] | None) -> str:
+    """`text` scrubbed of the secrets' values, then cut to SHOWN_CHARS (in that order)."""
+    if secrets:
+        text = scrub(text, dict(secrets))
+    return text if len(text) <= SHOWN_CHARS else text[:SHOWN_CHARS] + f"… ({len(text)} chars)"
 
 
 class ActivityWindow(QWidget):
@@ -547,15 +556,16 @@ class ActivityWindow(QWidget):
         while True:
             self._render_again = False
             correlation_id = self.detail_id
-            command = self.model.command(correlation_id) if correlation_id else None
-            if command is None:
+            if correlation_id is None or self.model.command(correlation_id) is None:
                 return
-            doc = self.detail_of(command)
             values = await secret_values(self.app.secrets)
             if self._render_again:
                 continue
-            if correlation_id != self.detail_id:
+            command = self.model.command(correlation_id)
+            if correlation_id != self.detail_id or command is None:
                 return
+            doc = self.detail_of(command, values)
+            # The result is scrubbed before it is cut (in detail_of); the rest (parameters) here.
             self.detail_json = json.dumps(scrub(doc, values), indent=2, ensure_ascii=False, default=str)
             scroll = self.detail.verticalScrollBar().value()
             self.detail.setPlainText(self.detail_json)
@@ -563,8 +573,9 @@ class ActivityWindow(QWidget):
             self.copy_button.setEnabled(True)
             return
 
-    def detail_of(self, command: Command) -> dict[str, Any]:
-        """What the detail view shows: the event's (redacted) parameters and the job's result, cut short."""
+    def detail_of(self, command: Command, secrets: Mapping[str, str] | None = None) -> dict[str, Any]:
+        """What the detail view shows: the event's (redacted) parameters and the job's result, cut short
+        (after the `secrets`' values in it are replaced by their references)."""
         doc = command.summary()
         job = self.app.engine.jobs.get(command.correlation_id)
         if job is None:
@@ -575,9 +586,9 @@ class ActivityWindow(QWidget):
         elif not job.done:
             doc["result"] = f"(still {job.status.replace('_', ' ')})"
         elif job.error is not None:
-            doc["error_detail"] = cut(job.error.envelope())
+            doc["error_detail"] = cut(job.error.envelope(), secrets)
         else:
-            doc["result"] = cut(job.result)
+            doc["result"] = cut(job.result, secrets)
         return doc
 
     def copy_json(self) -> None:

@@ -4,8 +4,21 @@ from __future__ import annotations
 
 import asyncio
 import sys
+from typing import TYPE_CHECKING
 
 from tabpilot.paths import Paths
+
+if TYPE_CHECKING:
+    from tabpilot.app import App
+    from tabpilot.ui.tray import TrayController
+
+
+def open_managed_at_start(app: App, tray: TrayController) -> asyncio.Task[None] | None:
+    """The setting "Open it when Tabpilot starts": the managed browser launched through the tray, which holds
+    the task and shows a launch that fails."""
+    if not app.settings.open_managed_at_start:
+        return None
+    return tray.open_managed_browser(headless=app.settings.managed_headless)
 
 
 def run_tray(paths: Paths, *, verbose: bool = False) -> int:
@@ -41,9 +54,8 @@ def run_tray(paths: Paths, *, verbose: bool = False) -> int:
         except (AlreadyRunning, KeyringUnavailable) as exc:
             print(f"tabpilot: {exc}", file=sys.stderr)
             return 1
-        if app.settings.open_managed_at_start:
-            asyncio.get_running_loop().create_task(app.open_managed_browser(headless=app.settings.managed_headless))
         tray = TrayController(app, app.request_stop)
+        open_managed_at_start(app, tray)
         pairing_requests = watch_pairing_requests(app)  # "A browser wants to connect", with its code
         await app.stopped.wait()
         pairing_requests.close()

@@ -137,6 +137,7 @@ class RevocableList(QWidget):
         self.buttons.addWidget(close)
         layout.addLayout(self.buttons)
         self.revoke_buttons: dict[str, QPushButton] = {}
+        self.show_rows(())  # until the subclass lists its rows: the `empty` line alone, no empty table
 
     def show_rows(self, rows: Sequence[Revocable]) -> None:
         self.table.setRowCount(len(rows))

@@ -37,6 +37,10 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("tabpilot.ui")
 
+APPROVAL_WAIT_MS = (1_000, 60_000)
+"""The range of "Agents wait for approval": past 60 s MCP clients typically give up on the call (and the
+prompt itself denies at 120 s). The app clamps a saved value the same way."""
+
 RESTART_NAMES = {
     "port": "the port",
     "browser_executable": "the browser executable",
@@ -91,11 +95,12 @@ class SettingsDialog(QDialog):
         self.step_delay.setToolTip("The pause between a workflow's steps, unless a request says otherwise.")
         work_form.addRow("Delay between steps:", self.step_delay)
         self.approval_wait = QSpinBox()
-        self.approval_wait.setRange(1_000, 600_000)
+        self.approval_wait.setRange(*APPROVAL_WAIT_MS)
         self.approval_wait.setSingleStep(1_000)
         self.approval_wait.setSuffix(" ms")
         self.approval_wait.setToolTip(
-            "How long an agent waits on your approval before it hears `awaiting_approval` (the prompt stays)."
+            "How long (1 to 60 s) an agent waits on your approval before it hears `awaiting_approval` "
+            "(the prompt stays)."
         )
         work_form.addRow("Agents wait for approval:", self.approval_wait)
         self.redact = QPlainTextEdit()

@@ -205,19 +205,32 @@ class TrayController(QObject):
         return self._show("settings", lambda: SettingsDialog(self.app, self.host))
 
     def _open_browser(self) -> None:
+        self.open_managed_browser(headless=False)
+
+    def open_managed_browser(self, headless: bool | None = None) -> asyncio.Task[None]:
+        """Launch the managed browser (the menu item, or the setting "Open it when Tabpilot starts"); a launch
+        that fails is shown as a tray message."""
+
         async def go() -> None:
             try:
-                await self.app.open_managed_browser(headless=False)
-            except TabpilotError as exc:
+                await self.app.open_managed_browser(headless=headless)
+            except TabpilotError as exc:  # logged by the app, with the log ref the message gives
                 self.tray.showMessage("Tabpilot", exc.message, QSystemTrayIcon.MessageIcon.Warning)
+            except Exception as exc:  # a boundary: whatever went wrong is shown, not lost in a task
+                log.exception("the managed browser could not start")
+                self.tray.showMessage(
+                    "Tabpilot", f"The managed browser could not start: {exc}", QSystemTrayIcon.MessageIcon.Warning
+                )
             finally:
-                self.refresh()
+                if shiboken6.isValid(self):
+                    self.refresh()
 
         # Hold a reference: the loop keeps only a weak one, and a collected task stops mid-launch.
         task = asyncio.get_event_loop().create_task(go())
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
         self.open_browser_action.setEnabled(False)  # until it has launched (or failed): no second click
+        return task
 
     # -- notifications ---------------------------------------------------------------------------
 

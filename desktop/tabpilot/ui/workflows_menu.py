@@ -13,8 +13,9 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import shiboken6
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, Qt, QTimer, QUrl, Signal
-from PySide6.QtGui import QAction, QDesktopServices, QGuiApplication
+from PySide6.QtGui import QAction, QCloseEvent, QDesktopServices, QGuiApplication
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
@@ -90,7 +91,9 @@ class WorkflowsMenu(QObject):
         self.folder_action = QAction("Open workflows folder", self)
         self.folder_action.triggered.connect(lambda: self.reveal(self.app.paths.workflows_dir))
         self.params_dialog: ParamsDialog | None = None
+        """The open parameters form (it deletes itself once answered or closed; forgotten then)."""
         self.viewers: dict[tuple[str, str], RunViewer] = {}
+        """The open run viewers, by (workflow_id, correlation_id); a closed one is forgotten and deleted."""
         self._submenus: list[QMenu] = []
         self._recent: list[tuple[str, str, str, str]] = []
         self._closed = False
@@ -107,8 +110,13 @@ class WorkflowsMenu(QObject):
         if self._store_changed in self.app.workflows.listeners:
             self.app.workflows.listeners.remove(self._store_changed)
         self._rebuild_soon.stop()
-        for viewer in self.viewers.values():
-            viewer.close()
+        if self.params_dialog is not None and shiboken6.isValid(self.params_dialog):
+            self.params_dialog.close()
+        self.params_dialog = None
+        for viewer in list(self.viewers.values()):
+            if shiboken6.isValid(viewer):
+                viewer.close()
+        self.viewers.clear()
 
     def _store_changed(self) -> None:
         """The store's listener: called from the watchdog thread (or the loop's, after a run is kept)."""
@@ -233,12 +241,19 @@ class WorkflowsMenu(QObject):
         workflow = self._workflow(workflow_id)
         if workflow is None:
             return
-        if self.params_dialog is not None:
-            self.params_dialog.close()
+        if self.params_dialog is not None and shiboken6.isValid(self.params_dialog):
+            self.params_dialog.close()  # one form at a time
         dialog = ParamsDialog(self.host, workflow)
         dialog.accepted.connect(lambda: self.run(workflow_id, dialog.values()))
+        # Answered or closed, it deletes itself: forget it then, so that the next ask opens a new one.
+        dialog.finished.connect(lambda _result: self._forget_params(dialog))
+        dialog.destroyed.connect(lambda _obj=None: self._forget_params(dialog))
         self.params_dialog = dialog
         dialog.open()
+
+    def _forget_params(self, dialog: ParamsDialog) -> None:
+        if self.params_dialog is dialog:
+            self.params_dialog = None
 
     def ask_export(self, workflow_id: str) -> None:
         workflow = self._workflow(workflow_id)
@@ -334,13 +349,20 @@ class WorkflowsMenu(QObject):
         name = entry.workflow.name if entry is not None and entry.workflow is not None else workflow_id
         key = (workflow_id, correlation_id)
         viewer = self.viewers.get(key)
-        if viewer is None:
+        if viewer is None or not shiboken6.isValid(viewer):
             viewer = RunViewer(self.host, workflow_id, name, run)
+            viewer.closed.connect(partial(self._forget_viewer, key, viewer))
+            viewer.destroyed.connect(partial(self._forget_viewer, key, viewer))
             self.viewers[key] = viewer
         viewer.show()
         viewer.raise_()
         viewer.activateWindow()
         return viewer
+
+    def _forget_viewer(self, key: tuple[str, str], viewer: RunViewer, *_args: object) -> None:
+        """A viewer closed (it deletes itself) or deleted with its parent: no longer held here."""
+        if self.viewers.get(key) is viewer:
+            del self.viewers[key]
 
 
 class ParamsDialog(QDialog):
@@ -456,10 +478,13 @@ class RowsModel(QAbstractTableModel):
 
 
 class RunViewer(QWidget):
-    """One run: its status or error, its rows as a table, Copy as JSON, Save as CSV…"""
+    """One run: its status or error, its rows as a table, Copy as JSON, Save as CSV… Deleted once closed."""
+
+    closed = Signal()
 
     def __init__(self, parent: QWidget, workflow_id: str, name: str, run: dict[str, Any]) -> None:
         super().__init__(parent, Qt.WindowType.Window)
+        self.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)
         self.workflow_id = workflow_id
         self.run = run
         rows = [r for r in run.get("data") or [] if isinstance(r, dict)]
@@ -501,6 +526,11 @@ class RunViewer(QWidget):
             return f"Complete — {len(rows)} rows, {steps}, {finished}."
         kept = f" ({len(rows)} rows kept)" if rows else ""
         return f"Failed: {run.get('error')} — {run.get('message') or ''}{kept}. {steps}, {finished}."
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        super().closeEvent(event)
+        if event.isAccepted():
+            self.closed.emit()
 
     def copy_json(self) -> None:
         QGuiApplication.clipboard().setText(json.dumps(self.run, indent=2, ensure_ascii=False))
