@@ -418,13 +418,15 @@ class AppAuth:
             if key is not None:
                 return [(key, "paired")]
         if kind == "pairing":
-            codes = book.codes()
+            codes = book.codes(hello["instance_id"])
             if codes:
                 return [(key, f"code:{pending.code}") for pending, key in codes]
             return _refused(
                 "no_pairing_code", "No pairing code is open: ask the Tabpilot app for one (tray menu, `tabpilot pair`)."
             )
         pending = book.request(dict(hello))
+        if pending is None:
+            return _refused("busy", "Several browsers are already waiting to be paired; try again in a few minutes.")
         browser = hello["browser"]
         log.warning(
             "A browser wants to connect (%s %s, extension %s). To pair it, type %s into the Tabpilot "
@@ -441,9 +443,9 @@ class AppAuth:
         )
 
     def accepted(self, hello: Hello, tag: str) -> dict[str, Any]:
-        self.failures = 0
         if not tag.startswith("code:"):
             return {}
+        self.failures = 0  # only a right code clears wrong guesses (a paired browser's visit does not)
         code = tag.removeprefix("code:")
         request = next((p for p in self.app.pairings.pending() if p.code == code), None)
         pairing, token = self.app.pairings.pair(request, dict(hello))

@@ -152,6 +152,14 @@ export class Connection {
         await this.answerChallenge(ws, session, msg);
         break;
       case "welcome":
+        if (session.auth === "pairing" && session.serverNonce) {
+          const expected = await appProof(session.key, session.clientNonce, session.serverNonce);
+          if (msg.app_proof !== expected) {
+            this.setStatus("refused", `The program on port ${this.target.port} does not know the code: it is not the Tabpilot app.`);
+            return ws.close();
+          }
+          session.verified = true;
+        }
         if (!session.verified) return ws.close(); // no welcome without the app's proof
         if (msg.pairing?.pair_id && msg.pairing?.token && session.auth === "pairing") {
           await chrome.storage.local.set({ pairing: { pair_id: msg.pairing.pair_id, token: msg.pairing.token } });
@@ -181,6 +189,12 @@ export class Connection {
 
   async answerChallenge(ws, session, msg) {
     if (!session.key) return ws.close();
+    session.serverNonce = msg.server_nonce;
+    if (session.auth === "pairing") {
+      // A code is short: this side proves first, and the app proves its knowledge in the welcome.
+      ws.send(JSON.stringify({ type: "auth", proof: await extensionProof(session.key, session.clientNonce, msg.server_nonce) }));
+      return;
+    }
     const expected = await appProof(session.key, session.clientNonce, msg.server_nonce);
     if (!msg.app_proofs.includes(expected)) {
       this.refusal = { code: "impostor" };

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import os
+import secrets
 import stat
 from pathlib import Path
 
@@ -14,6 +16,7 @@ from tabpilot import logsetup
 from tabpilot.app import App
 from tabpilot.bridge.protocol import PROTOCOL_VERSION
 from tabpilot.paths import Paths
+from tabpilot.resources import extension_id
 from tabpilot.storage import statefile
 from tabpilot.vault.keyring_store import TOKENS_SERVICE
 from tests.conftest import AppFactory
@@ -191,3 +194,37 @@ async def test_a_second_app_on_the_same_home_refuses_to_start(make_app: AppFacto
     with pytest.raises(AlreadyRunning) as err:
         await make_app()
     assert str(first.bridge.port) in str(err.value)  # type: ignore[union-attr]
+
+
+async def test_a_pairing_code_gives_nothing_to_crack_and_each_try_counts(make_app: AppFactory) -> None:
+    """With a code the browser proves first: a knock reveals no proof keyed by the code, walking away
+    counts as a wrong guess, and after five the open codes are withdrawn."""
+    app = await make_app()
+    port = app.bridge.port  # type: ignore[union-attr]
+    offered = app.offer_pairing_code()["code"]
+    for attempt in range(5):
+        async with (
+            aiohttp.ClientSession() as session,
+            session.ws_connect(f"http://127.0.0.1:{port}/ws", headers={"Origin": FakeExtension(port).origin}) as ws,
+        ):
+            await ws.send_json(
+                {
+                    "type": "hello",
+                    "protocol": PROTOCOL_VERSION,
+                    "extension_version": "0",
+                    "extension_id": extension_id(),
+                    "instance_id": f"i{attempt}",
+                    "browser": {},
+                    "client_nonce": secrets.token_hex(16),
+                    "auth": "pairing",
+                }
+            )
+            challenge = json.loads((await ws.receive()).data)
+            assert challenge["type"] == "challenge"
+            assert challenge["app_proofs"] == []  # nothing keyed by the code before the browser proves it
+        # the socket closes without an answer: one wrong guess
+    assert app.pairings.pending() == []  # five tries: the code is withdrawn
+    wrong = FakeExtension(port, auth="pairing", secret=offered.replace("-", ""))
+    await wrong.connect()
+    assert wrong.refused is not None
+    await wrong.close()

@@ -76,14 +76,23 @@ class FakeExtension:
         first = await self._ws.receive_json(timeout=5)
         if first["type"] == "challenge":
             key = pairing.key_of(self.secret)
-            self.app_verified = pairing.app_proof(key, nonce, first["server_nonce"]) in first["app_proofs"]
-            if not self.app_verified:
+            server_nonce = first["server_nonce"]
+            expected = pairing.app_proof(key, nonce, server_nonce)
+            by_code = self.auth == "pairing"  # with a code, this side proves first (as the extension does)
+            self.app_verified = not by_code and expected in first["app_proofs"]
+            if not by_code and not self.app_verified:
                 self.refused = {"type": "refused", "code": "impostor", "reason": "the app's proof was wrong"}
                 await self._ws.close()
                 return
-            proof = pairing.extension_proof(key, nonce, first["server_nonce"])
+            proof = pairing.extension_proof(key, nonce, server_nonce)
             await self._ws.send_json({"type": "auth", "proof": proof})
             first = await self._ws.receive_json(timeout=5)
+            if by_code and first["type"] == "welcome":
+                self.app_verified = first.get("app_proof") == expected
+                if not self.app_verified:
+                    self.refused = {"type": "refused", "code": "impostor", "reason": "the app's proof was wrong"}
+                    await self._ws.close()
+                    return
         if first["type"] == "welcome":
             self.welcome = first
             self.pairing = first.get("pairing")

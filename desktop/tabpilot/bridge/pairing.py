@@ -19,6 +19,8 @@ from typing import Any, Protocol
 CODE_ALPHABET = "23456789ABCDEFGHJKLMNPQRSTUVWXYZ"
 CODE_LENGTH = 8
 CODE_LIFETIME_S = 5 * 60
+MAX_WAITING = 3
+"""Browsers waiting to be paired at once; more are refused (each would open a window)."""
 
 
 def key_of(secret: str) -> bytes:
@@ -125,13 +127,16 @@ class PairingBook:
 
     # -- one-time codes ------------------------------------------------------------------------------
 
-    def request(self, hello: dict[str, Any]) -> PendingRequest:
-        """An unpaired browser knocked: a code for the person to type into its popup (one per browser)."""
+    def request(self, hello: dict[str, Any]) -> PendingRequest | None:
+        """An unpaired browser knocked: a code for the person to type into its popup (one per browser);
+        None when too many are waiting already."""
         self._expire()
         instance = str(hello.get("instance_id", ""))
         for pending in self._pending.values():
             if pending.instance_id == instance and instance:
                 return pending
+        if sum(1 for p in self._pending.values() if p.instance_id) >= MAX_WAITING:
+            return None
         pending = PendingRequest(
             code=new_code(),
             browser=dict(hello.get("browser") or {}),
@@ -159,10 +164,11 @@ class PairingBook:
         if self._pending.pop(code, None) is not None:
             self._changed()
 
-    def codes(self) -> list[tuple[PendingRequest, bytes]]:
-        """Every live code with the key it gives, for checking a browser's pairing proof."""
+    def codes(self, instance_id: str = "") -> list[tuple[PendingRequest, bytes]]:
+        """The live codes this browser may prove, with their keys: the one shown for it when it knocked,
+        and codes a person asked for (tray, `tabpilot pair`), which belong to no browser yet."""
         self._expire()
-        return [(p, key_of(p.code)) for p in self._pending.values()]
+        return [(p, key_of(p.code)) for p in self._pending.values() if p.instance_id in ("", instance_id)]
 
     def _expire(self) -> None:
         now = self.clock()

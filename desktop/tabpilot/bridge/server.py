@@ -213,15 +213,15 @@ class BridgeServer:
             await _send_refused(ws, keys["code"], keys["reason"])
             return None
         server_nonce = secrets.token_hex(16)
-        await ws.send_json(
-            {
-                "type": "challenge",
-                "server_nonce": server_nonce,
-                "app_proofs": [pairing.app_proof(key, hello["client_nonce"], server_nonce) for key, _ in keys],
-            }
-        )
+        # A pairing code is short: proofs keyed by it must not be handed to whoever asks, or they could
+        # be cracked offline. So for a pairing the browser proves first, and the app only then.
+        by_code = hello["auth"] == "pairing"
+        proofs = [] if by_code else [pairing.app_proof(key, hello["client_nonce"], server_nonce) for key, _ in keys]
+        await ws.send_json({"type": "challenge", "server_nonce": server_nonce, "app_proofs": proofs})
         answer = await self._receive(ws, "auth")
         if answer is None:
+            if by_code:
+                self.hooks.auth.failed(hello)  # walking away counts as a wrong guess
             return None
         tag = next(
             (
@@ -243,6 +243,9 @@ class BridgeServer:
                 await _send_refused(ws, "busy", "Another browser is connected to this Tabpilot app.")
                 return None
         extra = self.hooks.auth.accepted(hello, tag)
+        if by_code:
+            key = next(key for key, candidate in keys if candidate == tag)
+            extra["app_proof"] = pairing.app_proof(key, hello["client_nonce"], server_nonce)
         await ws.send_json(
             {
                 "type": "welcome",
