@@ -221,6 +221,7 @@ class App:
         if self.bridge is not None:
             await self.bridge.stop()
         self.workflows.close()
+        await asyncio.to_thread(keyring_store.flush_writes)
         statefile.remove(self.paths.state_file, os.getpid())
         self._lock.release()
         self.stopped.set()

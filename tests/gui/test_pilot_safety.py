@@ -91,6 +91,7 @@ class Watched:
         assert not tray.pilot_action.isChecked()
         assert tray.look in ("connected", "busy")  # busy: the read above may have just run
         assert all(state["ai_web_pilot"] is False for state in fake.states), fake.states
+        keyring_store.flush_writes()  # the tray saves in the background
         assert keyring_store.remembered_pilot(app.paths.keyring_account) is False
         config = self.home / "config.json"
         assert not config.exists() or "ai_web_pilot" not in json.loads(config.read_text(encoding="utf-8"))

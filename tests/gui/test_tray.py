@@ -67,6 +67,7 @@ async def test_pilot_toggle_pushes_state_and_survives_a_restart(
 
     await click_menu_item(tray.menu, action)
     await until(lambda: last_state() is True, what="a state frame with the pilot ON again")
+    keyring_store.flush_writes()  # the tray saves in the background
     assert keyring_store.remembered_pilot(app.paths.keyring_account) is True
 
     # Quit and start again on the same home: the human's choice is remembered.

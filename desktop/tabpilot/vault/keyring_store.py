@@ -6,6 +6,9 @@ import contextlib
 import json
 import logging
 import secrets
+import threading
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import asdict
 from typing import Any
 
@@ -25,6 +28,38 @@ TOKENS_SERVICE = "tabpilot.bridge"
 
 class KeyringUnavailable(RuntimeError):
     pass
+
+
+class _Writer:
+    """Keyring writes that happen while the app runs go to one background thread, in order: a locked
+    keyring may block a write until the person answers its unlock prompt, and the bridge must not
+    stall meanwhile."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._executor: ThreadPoolExecutor | None = None
+        self._last: Future[None] | None = None
+
+    def submit(self, job: Callable[[], None]) -> None:
+        with self._lock:
+            if self._executor is None:
+                self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tabpilot-keyring")
+            self._last = self._executor.submit(job)
+
+    def flush(self, timeout: float | None = 10.0) -> None:
+        """Wait until every write submitted so far is done (at exit, and before reading back)."""
+        with self._lock:
+            last = self._last
+        if last is not None:
+            with contextlib.suppress(Exception):
+                last.result(timeout=timeout)
+
+
+_writer = _Writer()
+
+
+def flush_writes(timeout: float | None = 10.0) -> None:
+    _writer.flush(timeout)
 
 
 def _backend_ok() -> None:
@@ -76,14 +111,17 @@ def remembered_pilot(account: str) -> bool:
 
 
 def remember_pilot(account: str, on: bool) -> None:
-    try:
-        if on:
-            keyring.set_password(TOKENS_SERVICE, f"pilot:{account}", "on")
-        else:
-            with contextlib.suppress(keyring.errors.PasswordDeleteError):
-                keyring.delete_password(TOKENS_SERVICE, f"pilot:{account}")
-    except keyring.errors.KeyringError:
-        log.warning("could not remember the AI Web Pilot choice in the OS keyring")
+    def job() -> None:
+        try:
+            if on:
+                keyring.set_password(TOKENS_SERVICE, f"pilot:{account}", "on")
+            else:
+                with contextlib.suppress(keyring.errors.PasswordDeleteError):
+                    keyring.delete_password(TOKENS_SERVICE, f"pilot:{account}")
+        except keyring.errors.KeyringError:
+            log.warning("could not remember the AI Web Pilot choice in the OS keyring")
+
+    _writer.submit(job)
 
 
 class KeyringDocument:
@@ -107,10 +145,15 @@ class KeyringDocument:
             return None
 
     def write(self, value: Any) -> None:
-        try:
-            keyring.set_password(TOKENS_SERVICE, self.account, json.dumps(value, separators=(",", ":")))
-        except keyring.errors.KeyringError:
-            log.warning("could not save %s in the OS keyring", self.account.split(":")[0])
+        text = json.dumps(value, separators=(",", ":"))
+
+        def job() -> None:
+            try:
+                keyring.set_password(TOKENS_SERVICE, self.account, text)
+            except keyring.errors.KeyringError:
+                log.warning("could not save %s in the OS keyring", self.account.split(":")[0])
+
+        _writer.submit(job)
 
 
 class KeyringPairings:
