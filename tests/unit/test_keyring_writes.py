@@ -15,8 +15,12 @@ from tabpilot.vault import keyring_store
 class BlockingKeyring(KeyringBackend):
     priority = 1  # type: ignore[assignment]
 
-    def __init__(self) -> None:
+    # The required argument keeps keyring's backend discovery (which builds every subclass it can
+    # construct with no arguments) from chaining this test double into the real keyring for the
+    # rest of the run.
+    def __init__(self, name: str) -> None:
         super().__init__()
+        self.label = name
         self.unlocked = threading.Event()
         self.values: dict[tuple[str, str], str] = {}
         self.order: list[str] = []
@@ -36,7 +40,7 @@ class BlockingKeyring(KeyringBackend):
 @pytest.fixture
 def blocking() -> Iterator[BlockingKeyring]:
     before = keyring.get_keyring()
-    backend = BlockingKeyring()
+    backend = BlockingKeyring("blocking")
     keyring.set_keyring(backend)
     try:
         yield backend
