@@ -2,10 +2,10 @@
 // forwards the pages' capture batches to the app as `capture` event frames.
 //
 // Toggles: the app pushes `state.capabilities` (capture_websockets, capture_network_bodies);
-// they are written to chrome.storage.session under `capture` = {websockets, bodies}, opened to
-// content scripts (TRUSTED_AND_UNTRUSTED_CONTEXTS), where content/capture relays read and follow
-// them. Session storage ends with the browser: a new session starts from the defaults (WebSockets
-// on, bodies off) until the app says otherwise.
+// they are written to chrome.storage.local under `capture` = {websockets, bodies}, where the
+// content/capture relays read and follow them (content scripts can read storage.local; session
+// storage stays closed to them, as it holds the link state). The last toggles the app gave are kept
+// across browser restarts; before the app ever spoke, the defaults hold (WebSockets on, bodies off).
 
 const DEFAULTS = { websockets: true, bodies: false };
 
@@ -18,18 +18,20 @@ function togglesOf(appState) {
 }
 
 export function startCapture(connection) {
-  chrome.storage.session.setAccessLevel({ accessLevel: "TRUSTED_AND_UNTRUSTED_CONTEXTS" }).catch(() => {});
+  // Earlier versions opened session storage to content scripts; close it again.
+  chrome.storage.session.setAccessLevel({ accessLevel: "TRUSTED_CONTEXTS" }).catch(() => {});
   let last = "";
   let current = DEFAULTS;
   const mirror = (snapshot) => {
+    if (!snapshot.appState) return; // not connected: the last toggles the app gave stay
     current = togglesOf(snapshot.appState);
     const key = JSON.stringify(current);
     if (key === last) return;
     last = key;
-    chrome.storage.session.set({ capture: current }).catch(() => {});
+    chrome.storage.local.set({ capture: current }).catch(() => {});
   };
   connection.onChange(mirror);
-  chrome.storage.session.get("capture").then(({ capture }) => {
+  chrome.storage.local.get("capture").then(({ capture }) => {
     if (!last && capture) current = capture; // the worker woke up: keep what pages already follow
   }, () => {});
 

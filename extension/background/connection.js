@@ -1,6 +1,7 @@
 // The link to the Tabpilot app: one WebSocket, commands pushed by the app, reconnect with backoff.
 // Nothing is run before both sides proved the shared secret (auth.js).
 import { appProof, extensionProof, keyOf, newNonce, normalizeCode } from "./auth.js";
+import { forgetPairing as forgetStoredPairing, loadPairing, savePairing } from "./vault.js";
 import {
   Codes,
   DEFAULT_PORT,
@@ -112,7 +113,7 @@ export class Connection {
   async open() {
     clearTimeout(this.retryTimer);
     this.target = await loadTarget();
-    const { pairing } = await chrome.storage.local.get("pairing");
+    const pairing = await loadPairing();
     this.paired = !!pairing?.token;
     let auth = "none";
     let secret = "";
@@ -162,7 +163,7 @@ export class Connection {
         }
         if (!session.verified) return ws.close(); // no welcome without the app's proof
         if (msg.pairing?.pair_id && msg.pairing?.token && session.auth === "pairing") {
-          await chrome.storage.local.set({ pairing: { pair_id: msg.pairing.pair_id, token: msg.pairing.token } });
+          await savePairing({ pair_id: msg.pairing.pair_id, token: msg.pairing.token });
           this.pairingCode = "";
           this.paired = true;
         }
@@ -212,7 +213,7 @@ export class Connection {
     this.refusal = msg;
     if (msg.code === "unpaired") {
       if (session.auth === "paired") {
-        await chrome.storage.local.remove("pairing"); // revoked by the app
+        await forgetStoredPairing(); // revoked by the app
         this.paired = false;
       }
       this.setStatus("unpaired", msg.reason);
@@ -265,7 +266,7 @@ export class Connection {
   }
 
   async forgetPairing() {
-    await chrome.storage.local.remove("pairing");
+    await forgetStoredPairing();
     await this.reconnect();
   }
 }

@@ -88,10 +88,12 @@
       clone.body?.cancel().catch(() => {});
       return { body: `[Stream: ${type}]`, truncated: false };
     }
+    // Binary is never read: its size comes from Content-Length or stays unknown. Reading it would pull
+    // the whole download ahead of the page, which may never read it or read it slowly.
     let textual = isTextual(type);
-    if (!textual && length != null) {
+    if (!textual) {
       clone.body?.cancel().catch(() => {});
-      return { body: binary(Number(length), type), truncated: false };
+      return { body: binary(length == null ? null : Number(length), type), truncated: false };
     }
     if (!clone.body) return { body: "", truncated: false };
     const reader = clone.body.getReader();
@@ -112,8 +114,11 @@
         if (sniff) {
           sniff = false;
           textual = !value.subarray(0, 512).includes(0);
+          if (!textual) {
+            reader.cancel().catch(() => {});
+            break;
+          }
         }
-        if (!textual) continue; // count the bytes, keep none
         text += decoder.decode(value, { stream: true });
         if (text.length > MAX_RESPONSE) {
           truncated = true;
@@ -126,7 +131,7 @@
     } finally {
       hub.native.clearTimeout(timer);
     }
-    if (!textual) return { body: binary(bytes, type), truncated: false };
+    if (!textual) return { body: binary(length == null ? null : Number(length), type), truncated: false };
     text += decoder.decode();
     const [body, cutHere] = hub.cut(text, MAX_RESPONSE);
     return { body, truncated: truncated || cutHere };

@@ -5,9 +5,13 @@
 // hook is wrapped in try/catch and calls the page's function whatever happens.
 (() => {
   const KEY = "__tabpilotCaptureHub";
-  if (Object.prototype.hasOwnProperty.call(window, KEY)) return;
+  if (Reflect.apply(Object.prototype.hasOwnProperty, window, [KEY])) return;
 
   // The page may replace these later; capture keeps the originals.
+  const apply = Reflect.apply;
+  const ownDescriptor = Object.getOwnPropertyDescriptor;
+  const define = Reflect.defineProperty;
+  const NativeDate = Date;
   const native = {
     setTimeout: window.setTimeout.bind(window),
     clearTimeout: window.clearTimeout.bind(window),
@@ -18,9 +22,11 @@
     stringify: JSON.stringify,
     addEventListener: EventTarget.prototype.addEventListener,
     removeEventListener: EventTarget.prototype.removeEventListener,
+    blobSize: typeof Blob === "function" ? Object.getOwnPropertyDescriptor(Blob.prototype, "size")?.get ?? null : null,
   };
 
   const MAX_QUEUE = 5000; // items waiting for the relay; beyond, new ones are counted as dropped
+  const MAX_QUEUE_CHARS = 4_000_000; // and at most this many characters of text waiting (bodies are big)
   const FLUSH_MS = 50; // at most one hand-over per 50 ms under load; at once when quiet
   const FLUSH_ITEMS = 100; // a burst inside one task (a loop of console.log) is handed over as it goes
   const MAX_STRING = 500; // one string inside a serialized console argument
@@ -30,7 +36,8 @@
 
   const settings = { websockets: true, bodies: false }; // the defaults until the relay tells
   const settingsListeners = [];
-  const queue = [];
+  let queue = [];
+  let queuedChars = 0;
   let dropped = 0;
   let sink = null; // (items, dropped) => void, set by capture/link.js
   let scheduled = false;
@@ -40,7 +47,9 @@
     scheduled = false;
     lastFlush = native.perfNow();
     if (!sink || (queue.length === 0 && dropped === 0)) return;
-    const items = queue.splice(0, queue.length);
+    const items = queue;
+    queue = [];
+    queuedChars = 0;
     const lost = dropped;
     dropped = 0;
     try {
@@ -58,34 +67,164 @@
     else native.setTimeout(flush, wait);
   }
 
+  const TEXT_FIELDS = ["text", "data", "stack", "message", "request_body", "response_body"];
+  /** The characters an item holds (its text fields; everything else in an item is small). */
+  function weight(item) {
+    let n = 200;
+    for (let i = 0; i < TEXT_FIELDS.length; i++) {
+      const d = ownDescriptor(item, TEXT_FIELDS[i]);
+      if (d && typeof d.value === "string") n += d.value.length;
+    }
+    return n;
+  }
+
   function emit(item) {
-    if (queue.length >= MAX_QUEUE) {
+    const chars = weight(item);
+    if (queue.length >= MAX_QUEUE || queuedChars + chars > MAX_QUEUE_CHARS) {
       dropped += 1;
       return;
     }
-    queue.push(item);
+    queuedChars += chars;
+    define(queue, queue.length, { value: item, writable: true, enumerable: true, configurable: true });
     if (queue.length >= FLUSH_ITEMS && sink) flush();
     else schedule();
   }
 
-  const isoNow = () => native.toISOString.call(new Date(native.dateNow()));
-  const isoAt = (epochMs) => native.toISOString.call(new Date(epochMs));
+  const isoNow = () => apply(native.toISOString, new NativeDate(native.dateNow()), []);
+  const isoAt = (epochMs) => apply(native.toISOString, new NativeDate(epochMs), []);
 
   /** `[text, truncated]`: `text` cut to `max` characters. */
   function cut(text, max) {
-    return text.length > max ? [text.slice(0, max), true] : [text, false];
+    return text.length > max ? [apply(stringSlice, text, [0, max]), true] : [text, false];
   }
 
-  function describeNode(node) {
-    if (node.nodeType === 1) {
-      const id = node.id ? `#${node.id}` : "";
-      const cls = typeof node.className === "string" && node.className.trim() ? `.${node.className.trim().split(/\s+/).join(".")}` : "";
-      return `<${node.localName}${id}${cls}>`;
+  // Serializing a console argument must not run page code: no getter is called, no method or global
+  // the page may have replaced is used. Built-ins are saved now (document_start, before any page
+  // script), and kinds are told apart by calling saved native accessors, which throw on anything that
+  // is not the real thing without consulting the object (even a Proxy's traps stay silent).
+  // Limit: reading the keys or prototype of a Proxy still runs its traps; nothing in the page can see
+  // that a value is a Proxy without asking it.
+  const keysOf = Object.keys;
+  const createObject = Object.create;
+  const setPrototype = Object.setPrototypeOf;
+  const prototypeOf = Object.getPrototypeOf;
+  const isArray = Array.isArray;
+  const isProtoOf = Object.prototype.isPrototypeOf;
+  const stringSlice = String.prototype.slice;
+  const stringSplit = String.prototype.split;
+  const charCodeAt = String.prototype.charCodeAt;
+  const stringTrim = String.prototype.trim;
+  const arrayJoin = Array.prototype.join;
+  const { has: setHas, add: setAdd, delete: setDelete } = Set.prototype;
+  const accessor = (proto, name) => {
+    try {
+      return (proto && ownDescriptor(proto, name)?.get) || null;
+    } catch {
+      return null;
     }
-    if (node.nodeType === 3) return `#text "${cut(node.data, 50)[0]}"`;
-    if (node.nodeType === 9) return "#document";
-    return node.nodeName;
+  };
+  const TypedArrayProto = prototypeOf(Uint8Array.prototype);
+  const has = typeof Node === "function";
+  const get = {
+    nodeType: has ? accessor(Node.prototype, "nodeType") : null,
+    nodeName: has ? accessor(Node.prototype, "nodeName") : null,
+    localName: has ? accessor(Element.prototype, "localName") : null,
+    id: has ? accessor(Element.prototype, "id") : null,
+    className: has ? accessor(Element.prototype, "className") : null,
+    data: has ? accessor(CharacterData.prototype, "data") : null,
+    mapSize: accessor(Map.prototype, "size"),
+    setSize: accessor(Set.prototype, "size"),
+    bufferLength: accessor(ArrayBuffer.prototype, "byteLength"),
+    viewLength: accessor(DataView.prototype, "byteLength"),
+    typedName: accessor(TypedArrayProto, Symbol.toStringTag),
+    typedLength: accessor(TypedArrayProto, "length"),
+    regexSource: accessor(RegExp.prototype, "source"),
+    regexFlags: accessor(RegExp.prototype, "flags"),
+    description: accessor(Symbol.prototype, "description"),
+  };
+  const dateTime = Date.prototype.getTime;
+  const ErrorProto = Error.prototype;
+  const PromiseProto = Promise.prototype;
+  const stackGetter = (() => {
+    try {
+      return ownDescriptor(new Error(), "stack")?.get ?? null; // V8 may keep `stack` as an own accessor
+    } catch {
+      return null;
+    }
+  })();
+  const NOT = Symbol("not");
+
+  /** A native accessor's value for `value`, or NOT when `value` is not of its kind. */
+  function read(getter, value) {
+    if (!getter) return NOT;
+    try {
+      return apply(getter, value, []);
+    } catch {
+      return NOT;
+    }
   }
+
+  const slice = (text, max) => (text.length > max ? apply(stringSlice, text, [0, max]) : text);
+
+  /** The value of a data property (own, or on the first few prototypes); a getter gives `fallback`. */
+  function dataValue(obj, key, fallback, own = false) {
+    for (let o = obj, depth = 0; o && depth < 4; o = own ? null : prototypeOf(o), depth++) {
+      const d = ownDescriptor(o, key);
+      if (d) return "value" in d ? d.value : fallback;
+    }
+    return fallback;
+  }
+
+  function describeNode(node, type) {
+    if (type === 1) {
+      const id = read(get.id, node);
+      const className = read(get.className, node);
+      const classes = typeof className === "string" ? apply(stringSplit, apply(stringTrim, className, []), [/\s+/]) : [];
+      const cls = classes.length && classes[0] ? `.${apply(arrayJoin, classes, ["."])}` : "";
+      return `<${read(get.localName, node)}${id ? `#${id}` : ""}${cls}>`;
+    }
+    if (type === 3) return `#text "${slice(String(read(get.data, node)), 50)}"`;
+    if (type === 9) return "#document";
+    return String(read(get.nodeName, node));
+  }
+
+  function describeError(v) {
+    const name = dataValue(v, "name", "Error");
+    const ownMessage = ownDescriptor(v, "message");
+    const message = !ownMessage ? "" : "value" in ownMessage ? (typeof ownMessage.value === "string" ? ownMessage.value : "") : null;
+    let stack = ownDescriptor(v, "stack");
+    stack = !stack ? "" : "value" in stack ? stack.value : stack.get === stackGetter ? read(stackGetter, v) : "";
+    const out = createObject(null);
+    put(out, "name", typeof name === "string" ? slice(name, 100) : "Error");
+    put(out, "message", typeof message === "string" ? slice(message, MAX_STRING) : "[Getter]");
+    put(out, "stack", typeof stack === "string" ? slice(stack, 2000) : "");
+    return out;
+  }
+
+  /** What a non-plain object is, when it is one of the built-in kinds shown in short; else null. */
+  function special(v) {
+    const nodeType = read(get.nodeType, v);
+    if (nodeType !== NOT) return describeNode(v, nodeType);
+    if (v === window) return "[Window]";
+    const time = read(dateTime, v);
+    if (time !== NOT) return Number.isNaN(time) ? "Invalid Date" : apply(native.toISOString, v, []);
+    const source = read(get.regexSource, v);
+    if (source !== NOT) return `/${source}/${read(get.regexFlags, v)}`;
+    const mapSize = read(get.mapSize, v);
+    if (mapSize !== NOT) return `[Map(${mapSize})]`;
+    const setSize = read(get.setSize, v);
+    if (setSize !== NOT) return `[Set(${setSize})]`;
+    const typed = read(get.typedName, v);
+    if (typeof typed === "string") return `[${typed}(${read(get.typedLength, v)})]`;
+    const viewBytes = read(get.viewLength, v);
+    if (viewBytes !== NOT) return `[DataView(${viewBytes})]`;
+    const bytes = read(get.bufferLength, v);
+    if (bytes !== NOT) return `[ArrayBuffer(${bytes})]`;
+    return null;
+  }
+
+  /** Sets a key on an object made here, whatever setters the page put on Object.prototype. */
+  const put = (obj, key, value) => define(obj, key, { value, writable: true, enumerable: true, configurable: true });
 
   /**
    * A console argument as plain, bounded JSON data. Own data properties only: getters are shown as
@@ -98,45 +237,45 @@
       budget -= 1;
       if (v === null || typeof v === "boolean") return v;
       if (typeof v === "number") return Number.isFinite(v) ? v : String(v);
-      if (typeof v === "string") return cut(v, MAX_STRING)[0];
+      if (typeof v === "string") return slice(v, MAX_STRING);
       if (typeof v === "undefined") return "undefined";
       if (typeof v === "bigint") return `${v}n`;
-      if (typeof v === "symbol") return v.toString();
-      if (typeof v === "function") return `[Function ${v.name || "anonymous"}]`;
-      if (seen.has(v)) return "[Circular]";
-      if (v instanceof Error) return { name: v.name, message: cut(String(v.message), MAX_STRING)[0], stack: cut(String(v.stack || ""), 2000)[0] };
-      if (typeof Node !== "undefined" && v instanceof Node) return describeNode(v);
-      if (v === window) return "[Window]";
-      if (v instanceof Date) return Number.isNaN(v.getTime()) ? "Invalid Date" : native.toISOString.call(v);
-      if (v instanceof RegExp) return String(v);
-      if (v instanceof Map) return `[Map(${v.size})]`;
-      if (v instanceof Set) return `[Set(${v.size})]`;
-      if (ArrayBuffer.isView(v)) return `[${v.constructor.name}(${v.length ?? v.byteLength})]`;
-      if (v instanceof ArrayBuffer) return `[ArrayBuffer(${v.byteLength})]`;
-      if (v instanceof Promise) return "[Promise]";
-      if (depth >= MAX_DEPTH || budget <= 0) return Array.isArray(v) ? `[Array(${v.length})]` : "[Object]";
-      seen.add(v);
+      if (typeof v === "symbol") return `Symbol(${read(get.description, v) ?? ""})`;
+      if (typeof v === "function") {
+        const name = dataValue(v, "name", "", true);
+        return `[Function ${(typeof name === "string" && slice(name, 100)) || "anonymous"}]`;
+      }
+      if (apply(setHas, seen, [v])) return "[Circular]";
+      const short = special(v);
+      if (short !== null) return short;
+      if (apply(isProtoOf, ErrorProto, [v])) return describeError(v);
+      if (apply(isProtoOf, PromiseProto, [v])) return "[Promise]";
+      const list = isArray(v);
+      if (depth >= MAX_DEPTH || budget <= 0) return list ? `[Array(${dataValue(v, "length", "?", true)})]` : "[Object]";
+      apply(setAdd, seen, [v]);
       try {
-        if (Array.isArray(v)) {
-          const out = [];
-          const n = Math.min(v.length, MAX_KEYS);
-          for (let i = 0; i < n; i++) out.push(field(v, String(i), depth));
-          if (v.length > n) out.push(`… ${v.length - n} more`);
+        // Made without prototypes, so JSON.stringify finds no toJSON the page may have planted.
+        if (list) {
+          const out = setPrototype([], null);
+          const length = dataValue(v, "length", 0, true);
+          const n = Math.min(length, MAX_KEYS);
+          for (let i = 0; i < n; i++) put(out, i, field(v, String(i), depth));
+          if (length > n) put(out, n, `… ${length - n} more`);
           return out;
         }
-        const out = {};
-        const keys = Object.keys(v);
+        const out = createObject(null);
+        const keys = keysOf(v);
         const n = Math.min(keys.length, MAX_KEYS);
-        for (let i = 0; i < n; i++) out[keys[i]] = field(v, keys[i], depth);
-        if (keys.length > n) out["…"] = `${keys.length - n} more keys`;
+        for (let i = 0; i < n; i++) put(out, keys[i], field(v, keys[i], depth));
+        if (keys.length > n) put(out, "…", `${keys.length - n} more keys`);
         return out;
       } finally {
-        seen.delete(v);
+        apply(setDelete, seen, [v]);
       }
     };
     const field = (obj, key, depth) => {
       try {
-        const d = Object.getOwnPropertyDescriptor(obj, key);
+        const d = ownDescriptor(obj, key);
         if (!d) return "undefined";
         if (!("value" in d)) return "[Getter]";
         return walk(d.value, depth + 1);
@@ -216,8 +355,27 @@
     }
   }
 
+  /** Bytes of `text` in UTF-8 (what a WebSocket frame carries), without building the bytes. */
+  function utf8Length(text) {
+    let n = text.length;
+    for (let i = 0; i < text.length; i++) {
+      const c = apply(charCodeAt, text, [i]);
+      if (c < 0x80) continue;
+      if (c < 0x800) n += 1;
+      else if (c >= 0xd800 && c < 0xdc00 && i + 1 < text.length && (apply(charCodeAt, text, [i + 1]) & 0xfc00) === 0xdc00) {
+        n += 2; // a surrogate pair: 2 UTF-16 units, 4 bytes
+        i += 1;
+      } else n += 2;
+    }
+    return n;
+  }
+
   const hub = {
     native,
+    apply,
+    read,
+    get,
+    utf8Length,
     settings,
     emit,
     flush,

@@ -41,9 +41,9 @@
     const msg = event.data;
     if (msg && typeof msg === "object" && msg.settings) {
       hub.applySettings(msg.settings);
-      post.call(port, { ack: { websockets: hub.settings.websockets, bodies: hub.settings.bodies } });
+      hub.apply(post, port, [{ ack: { websockets: hub.settings.websockets, bodies: hub.settings.bodies } }]);
     }
   };
-  hub.connect((items, dropped) => post.call(port, { items, dropped }));
+  hub.connect((items, dropped) => hub.apply(post, port, [{ items, dropped }]));
   offer();
 })();

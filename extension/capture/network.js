@@ -187,7 +187,7 @@
     function listen(xhr) {
       if (listening.has(xhr)) return;
       listening.add(xhr);
-      const on = (type, fn) => hub.native.addEventListener.call(xhr, type, fn);
+      const on = (type, fn) => hub.apply(hub.native.addEventListener, xhr, [type, fn]);
       const fail = (why) => () => {
         const rec = state.get(xhr);
         if (rec) rec.failure = why;
@@ -255,7 +255,7 @@
             ts: hub.isoAt(performance.timeOrigin + e.startTime),
             source: "resource",
             initiator: e.initiatorType,
-            method: "GET",
+            method: e.initiatorType === "beacon" ? "POST" : "GET", // sendBeacon always posts
             url: hub.cut(e.name, MAX_URL)[0],
             status: e.responseStatus || null,
             duration_ms: Math.round(e.duration * 10) / 10,

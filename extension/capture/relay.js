@@ -1,7 +1,7 @@
 // Capture, isolated world (every frame, document_start): takes the page's capture events from the
 // MAIN-world scripts (capture/link.js explains the private channel), batches them and sends them to
 // the service worker, which forwards them to the app. It also tells the page side which capture
-// toggles the user has on (chrome.storage.session, mirrored by the service worker; defaults until
+// toggles the user has on (chrome.storage.local, mirrored by the service worker; defaults until
 // known: WebSockets on, bodies off) and drops what a toggle forbids.
 (() => {
   if (globalThis.__tabpilotRelay) return;
@@ -12,12 +12,16 @@
   const SEND_MS = 100; // a batch leaves 100 ms after its first item (or at 500 items, or when the page hides)
   const SEND_ITEMS = 500; // items per message at most
   const MAX_PENDING = 5000; // beyond this the oldest are dropped (and counted)
+  const MAX_PENDING_CHARS = 4_000_000; // idem for the characters they hold (bodies are big)
 
   let port = null;
   let settings = null; // the user's toggles once known
   let pageSettings = null; // what the page side confirmed it applies
   let ackPending = false;
   let pending = [];
+  let pendingChars = 0;
+  const TEXT_FIELDS = ["text", "data", "stack", "message", "request_body", "response_body"];
+  const weight = (item) => TEXT_FIELDS.reduce((n, k) => n + (typeof item[k] === "string" ? item[k].length : 0), 200);
   let dropped = 0;
   let timer = 0;
   let alive = true;
@@ -29,6 +33,7 @@
     if (!alive || !settings) return;
     let items = pending.filter(allowed);
     pending = [];
+    pendingChars = 0;
     while (items.length > SEND_ITEMS) {
       post({ items: items.slice(0, SEND_ITEMS), dropped: 0 });
       items = items.slice(SEND_ITEMS);
@@ -64,11 +69,20 @@
     const msg = event.data;
     if (!msg || typeof msg !== "object") return;
     if (Array.isArray(msg.items)) {
-      for (const item of msg.items) if (item && typeof item === "object") pending.push(item);
+      for (const item of msg.items) {
+        if (!item || typeof item !== "object") continue;
+        pending.push(item);
+        pendingChars += weight(item);
+      }
       dropped += Number.isInteger(msg.dropped) ? msg.dropped : 0;
-      if (pending.length > MAX_PENDING) {
-        dropped += pending.length - MAX_PENDING;
-        pending = pending.slice(-MAX_PENDING);
+      let oldest = 0;
+      while (pending.length - oldest > MAX_PENDING || (pendingChars > MAX_PENDING_CHARS && pending.length - oldest > 1)) {
+        pendingChars -= weight(pending[oldest]);
+        oldest += 1;
+      }
+      if (oldest > 0) {
+        dropped += oldest;
+        pending = pending.slice(oldest);
       }
     }
     if (msg.ack && typeof msg.ack === "object") {
@@ -96,16 +110,13 @@
     schedule();
   }
 
-  chrome.storage.session
+  chrome.storage.local
     .get("capture")
-    .then(({ capture }) => apply(capture))
-    .catch(() =>
-      // session storage not opened to content scripts yet (the worker is starting): ask it
-      chrome.runtime.sendMessage({ captureSettings: true }).then(apply, () => apply(undefined)),
-    );
+    .then(({ capture }) => capture ?? chrome.runtime.sendMessage({ captureSettings: true }))
+    .then(apply, () => apply(undefined));
   try {
     chrome.storage.onChanged.addListener((changes, area) => {
-      if (area === "session" && changes.capture) apply(changes.capture.newValue);
+      if (area === "local" && changes.capture) apply(changes.capture.newValue);
     });
   } catch {
     // no storage events: the first settings stay

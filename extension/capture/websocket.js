@@ -31,25 +31,42 @@
     hub.emit({ kind: "ws", ts: hub.isoNow(), event, connection_id: conn.id, url: conn.url, ...extra });
   }
 
+  const blobSize = hub.native.blobSize;
+  const NOT = hub.read(null, null);
+  const typedBytes = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(Uint8Array.prototype), "byteLength")?.get ?? null;
+
+  /** Bytes of a binary frame, read with the browser's own accessors (never a getter of the page's). */
+  function binarySize(data) {
+    const getters = [blobSize, hub.get.bufferLength, hub.get.viewLength];
+    for (let i = 0; i < getters.length; i++) {
+      const n = hub.read(getters[i], data);
+      if (n !== NOT) return n;
+    }
+    const typed = hub.read(hub.get.typedName, data);
+    return typeof typed === "string" ? hub.read(typedBytes, data) : 0;
+  }
+
+  // `size` is in bytes, as on the wire: UTF-8 for text.
   function payload(data) {
     if (typeof data === "string") {
       const [text, truncated] = hub.cut(data, MAX_DATA);
-      return truncated ? { data: text, size: data.length, truncated: true } : { data: text, size: data.length };
+      const size = hub.utf8Length(data);
+      return truncated ? { data: text, size, truncated: true } : { data: text, size };
     }
-    const size = data instanceof Blob ? data.size : (data?.byteLength ?? 0);
+    const size = binarySize(data);
     return { data: `[Binary: ${size} bytes]`, size, binary: true };
   }
 
   function untrack(ws, conn) {
     tracked.delete(ws);
-    for (const [type, fn] of conn.listeners) off.call(ws, type, fn);
+    for (const [type, fn] of conn.listeners) hub.apply(off, ws, [type, fn]);
   }
 
   function track(ws) {
     const conn = { id: `ws-${prefix}-${++counter}`, url: String(ws.url), listeners: [] };
     const listen = (type, fn) => {
       conn.listeners.push([type, fn]);
-      on.call(ws, type, fn);
+      hub.apply(on, ws, [type, fn]);
     };
     listen("open", () => emit(conn, "open", { protocol: ws.protocol || undefined }));
     listen("message", (e) => {

@@ -31,13 +31,26 @@
   const DEFAULT_REDACT = ["input[type=password]", "[data-sensitive]", "[data-private]", ".sensitive"];
   const ALWAYS_REDACT = "input[type=password]";
 
-  /** What redaction needs, computed once per call: the redacted elements and their ancestors. */
+  /**
+   * What redaction needs, computed once per call: the redacted elements and their ancestors. Each
+   * selector is queried on its own, so one the browser cannot parse (a typo in the settings) is
+   * skipped instead of failing every read or, joined into one list, switching off all the others.
+   */
   function redaction(selectors) {
     const list = Array.isArray(selectors) ? selectors.filter((s) => typeof s === "string" && s.trim()) : DEFAULT_REDACT;
     const all = list.includes(ALWAYS_REDACT) ? list : [ALWAYS_REDACT, ...list];
-    const selector = all.join(", ");
-    const hits = queryAll(selector, "redact");
-    const marked = new Set(hits);
+    const marked = new Set();
+    const usable = [];
+    for (const one of all) {
+      try {
+        for (const el of document.querySelectorAll(one)) marked.add(el);
+        usable.push(one);
+      } catch {
+        // not a selector this browser understands: skipped
+      }
+    }
+    const selector = usable.join(", ");
+    const hits = [...marked];
     const holders = new Set();
     for (const el of hits) {
       for (let n = el.parentElement; n && !holders.has(n); n = n.parentElement) holders.add(n);

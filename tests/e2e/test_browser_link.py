@@ -104,6 +104,8 @@ async def test_your_own_browser_pairs_with_a_code_and_reconnects_after_a_restart
         [paired] = app.pairings.paired()
         assert paired.browser == "Chromium"
         assert app.link.info()["managed"] is False
+        stored = await popup.evaluate("chrome.storage.local.get(null)")
+        assert "pairing" not in stored, "the token stays out of the storage that content scripts can read"
         await until(lambda: _shows(popup, "#link", "connected"), timeout=5, what="the popup to show the link")
         assert await popup.locator("#pilot").inner_text() == "off"
         app.set_pilot(True, remember=False)

@@ -558,6 +558,24 @@ async def test_extract_redact_selectors_are_configurable_but_passwords_never_lea
     assert badge["custom"] == "[REDACTED]"
 
 
+async def test_a_redact_selector_the_browser_cannot_parse_leaves_the_others_working(
+    e2e_app: App, tab: Any, site: FixtureSite
+) -> None:
+    await open_page(e2e_app, tab, site, "/sensitive.html")
+    result = await call(
+        e2e_app,
+        "scrape.extract",
+        {
+            "selector": "tr.acct, p.badge",
+            "fields": fields(("pin", "td.pin input", TEXT), ("custom", "span.ssn-like", TEXT)),
+            "redact": ["[[typo", ".ssn-like"],
+        },
+    )
+    alice, bob, badge = result["rows"]
+    assert alice["pin"] == bob["pin"] == "[REDACTED]"
+    assert badge["custom"] == "[REDACTED]"
+
+
 async def test_extract_stops_adding_rows_at_max_bytes(e2e_app: App, tab: Any, site: FixtureSite) -> None:
     await open_page(e2e_app, tab, site, "/bigtable?rows=100")
     spec = {"selector": "tr.r", "fields": fields(("name", "td.name", TEXT), ("email", "td.email", TEXT))}

@@ -51,6 +51,7 @@ class FixtureSite:
         app.router.add_get("/api/binary", self._api_binary)
         app.router.add_get("/api/fail", self._api_fail)
         app.router.add_get("/api/big", self._api_big)
+        app.router.add_get("/api/stream-binary", self._api_stream_binary)
         app.router.add_post("/api/echo-body", self._api_echo_body)
         app.router.add_get("/api/echo-headers", self._api_echo_headers)
         app.router.add_get("/ws/echo", self._ws_echo)
@@ -198,6 +199,16 @@ class FixtureSite:
 
     async def _api_big(self, request: web.Request) -> web.StreamResponse:
         return web.Response(text="b" * 20_000, content_type="text/plain")
+
+    async def _api_stream_binary(self, request: web.Request) -> web.StreamResponse:
+        """1 MiB of binary, chunked: no Content-Length, so its size is known only by reading it all."""
+        response = web.StreamResponse(headers={"Content-Type": "application/octet-stream"})
+        response.enable_chunked_encoding()
+        await response.prepare(request)
+        for _ in range(16):
+            await response.write(bytes(64 * 1024))
+        await response.write_eof()
+        return response
 
     async def _api_echo_body(self, request: web.Request) -> web.StreamResponse:
         body = await request.text()
