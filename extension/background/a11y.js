@@ -2,11 +2,17 @@
 // top frame, in the extension's isolated world — so it works on pages whose CSP forbids scripts —
 // and answers with the violations in a compact form. axe is loaded on demand, once per document.
 // The 30 s result cache lives in the app (engine/a11y.py), which knows every caller.
+// axe refuses to run twice at once in a document, so there is at most one run per tab: an identical
+// request joins it, a different one waits for it. Node snippets and selectors never carry the values
+// or text of redacted elements (the same selectors as content/agent.js: `redact`, or its defaults).
 import { Codes, TPError } from "./protocol.js";
 import { assertReadable } from "./tabs.js";
 
 const AXE_FILE = "lib/axe.min.js";
 const MAX_MS = 30_000;
+
+/** tab id → the axe run going on in it: { doc, key, done }. */
+const runs = new Map();
 
 /** Whether lib/axe.min.js is there (asked each time: a HEAD of an extension file takes ~1 ms). */
 async function axePresent() {
@@ -21,6 +27,10 @@ async function axePresent() {
 async function runAxe(opts) {
   const MAX_NODES = 10;
   const MAX_HTML = 200;
+  const AXE_MAX_SOURCE = 300; // axe keeps only the opening tag of longer elements
+  const REDACTED = "[REDACTED]";
+  const DEFAULT_REDACT = ["input[type=password]", "[data-sensitive]", "[data-private]", ".sensitive"];
+  const ALWAYS_REDACT = "input[type=password]";
   if (opts.scope) {
     let found;
     try {
@@ -30,16 +40,109 @@ async function runAxe(opts) {
     }
     if (!found) return { error: { code: "element_not_found", message: `Nothing on the page matches the scope '${opts.scope}'.` } };
   }
-  const config = { resultTypes: opts.include_passes ? ["violations", "incomplete", "passes"] : ["violations", "incomplete"] };
+  const config = {
+    resultTypes: opts.include_passes ? ["violations", "incomplete", "passes"] : ["violations", "incomplete"],
+    elementRef: true,
+  };
   if (Array.isArray(opts.tags) && opts.tags.length) config.runOnly = { type: "tag", values: opts.tags };
+  // A run the service worker no longer knows about (it was restarted) may still be going on here.
+  const state = (globalThis.__tabpilotAxe ??= { running: null });
+  while (state.running) await state.running;
+  let release;
+  state.running = new Promise((resolve) => (release = resolve));
   let results;
   try {
     results = await globalThis.axe.run(opts.scope ? { include: [opts.scope] } : document, config);
   } catch (err) {
     const message = String(err?.message ?? err);
+    if (/already running/i.test(message)) {
+      return { error: { code: "internal", message: "Another accessibility audit is running in this tab; try again when it has finished." } };
+    }
     const code = /tag|rule/i.test(message) ? "invalid_params" : "internal";
     return { error: { code, message: `axe-core could not run: ${message}` } };
+  } finally {
+    state.running = null;
+    release();
   }
+
+  // As in content/agent.js: each selector on its own, one the browser cannot parse is skipped.
+  const list = Array.isArray(opts.redact) ? opts.redact.filter((s) => typeof s === "string" && s.trim()) : DEFAULT_REDACT;
+  const marked = new Set();
+  const usable = [];
+  for (const one of list.includes(ALWAYS_REDACT) ? list : [ALWAYS_REDACT, ...list]) {
+    try {
+      for (const el of document.querySelectorAll(one)) marked.add(el);
+      usable.push(one);
+    } catch {
+      // skipped
+    }
+  }
+  const redactSelector = usable.join(", ");
+  const holders = new Set();
+  const secrets = new Set();
+  for (const el of marked) {
+    for (let n = el.parentElement; n && !holders.has(n); n = n.parentElement) holders.add(n);
+    for (const n of [el, ...el.querySelectorAll("[value]")]) {
+      const value = n.getAttribute("value");
+      if (value) secrets.add(value);
+    }
+  }
+  const isRedacted = (el) => {
+    for (let n = el; n; n = n.parentElement) if (marked.has(n)) return true;
+    return false;
+  };
+  const scrub = (n) => {
+    if (n.hasAttribute("value")) n.setAttribute("value", REDACTED);
+    if (n.firstChild || n.localName === "textarea") n.textContent = REDACTED;
+  };
+  /** axe's snippet of `el`, made again from a copy with the redacted parts scrubbed (content/extract.js does the same). */
+  const snippetOf = (el) => {
+    const copy = el.cloneNode(true);
+    if (isRedacted(el)) scrub(copy);
+    else {
+      for (const r of el.querySelectorAll(redactSelector)) {
+        const path = [];
+        for (let n = r; n !== el; n = n.parentElement) path.push(Array.prototype.indexOf.call(n.parentElement.children, n));
+        let n = copy;
+        for (const i of path.reverse()) n = n?.children[i];
+        if (n) scrub(n);
+      }
+    }
+    let html = copy.outerHTML;
+    if (html.length > AXE_MAX_SOURCE) {
+      const shallow = copy.cloneNode(false).outerHTML;
+      const end = `</${copy.localName}>`;
+      html = shallow.endsWith(end) ? shallow.slice(0, -end.length) : shallow;
+    }
+    return html;
+  };
+  const mentionsSecret = (text) => {
+    for (const s of secrets) if (text.includes(s) || text.includes(CSS.escape(s)) || text.includes(JSON.stringify(s).slice(1, -1))) return true;
+    return false;
+  };
+  /** A selector for `el` from its position, for when axe's own one quotes a redacted value. */
+  const positionOf = (el) => {
+    const parts = [];
+    for (let n = el; n; n = n.parentElement) {
+      if (n.id && !mentionsSecret(n.id) && document.querySelectorAll(`#${CSS.escape(n.id)}`).length === 1) {
+        parts.unshift(`#${CSS.escape(n.id)}`);
+        break;
+      }
+      if (!n.parentElement) {
+        parts.unshift(n.localName);
+        break;
+      }
+      const same = Array.prototype.filter.call(n.parentElement.children, (c) => c.localName === n.localName);
+      parts.unshift(`${n.localName}:nth-of-type(${same.indexOf(n) + 1})`);
+    }
+    return parts.join(" > ");
+  };
+  const redactIn = (text) => {
+    let out = text;
+    for (const s of secrets) out = out.split(s).join(REDACTED);
+    return out;
+  };
+
   const wcag = (tags) =>
     tags
       .filter((t) => /^wcag/.test(t))
@@ -48,6 +151,20 @@ async function runAxe(opts) {
         return sc ? `${sc[1]}.${sc[2]}.${sc[3]}` : t;
       });
   const selectorOf = (target) => (Array.isArray(target) ? target.map((t) => (Array.isArray(t) ? t.join(" >>> ") : t)).join(" | ") : String(target));
+  const nodeOf = (n) => {
+    const el = n.element;
+    let html = n.html;
+    let selector = selectorOf(n.target);
+    if (marked.size && el?.nodeType === 1) {
+      if (holders.has(el) || isRedacted(el)) html = snippetOf(el);
+      if (mentionsSecret(selector)) selector = el.getRootNode() === document ? positionOf(el) : redactIn(selector);
+    }
+    return {
+      selector,
+      html: html.length > MAX_HTML ? html.slice(0, MAX_HTML) : html,
+      failureSummary: n.failureSummary ?? "",
+    };
+  };
   const violations = results.violations.map((v) => ({
     id: v.id,
     impact: v.impact,
@@ -55,11 +172,7 @@ async function runAxe(opts) {
     help: v.help,
     helpUrl: v.helpUrl,
     wcag: wcag(v.tags),
-    nodes: v.nodes.slice(0, MAX_NODES).map((n) => ({
-      selector: selectorOf(n.target),
-      html: n.html.length > MAX_HTML ? n.html.slice(0, MAX_HTML) : n.html,
-      failureSummary: n.failureSummary ?? "",
-    })),
+    nodes: v.nodes.slice(0, MAX_NODES).map(nodeOf),
     nodeCount: v.nodes.length,
   }));
   const out = {
@@ -84,6 +197,41 @@ async function inTopFrame(tabId, options) {
   return frame?.result;
 }
 
+async function topDocument(tabId) {
+  try {
+    return (await chrome.webNavigation.getFrame({ tabId, frameId: 0 }))?.documentId ?? "";
+  } catch {
+    return "";
+  }
+}
+
+async function startRun(tabId, opts) {
+  const loaded = await inTopFrame(tabId, { func: () => typeof globalThis.axe?.run === "function" });
+  if (!loaded) await inTopFrame(tabId, { files: [AXE_FILE] });
+  return inTopFrame(tabId, { func: runAxe, args: [opts] });
+}
+
+/** The page's reply to this audit: the run going on in the tab's document if it is the same audit. */
+async function sharedRun(tabId, opts) {
+  const doc = await topDocument(tabId);
+  const key = JSON.stringify(opts);
+  for (;;) {
+    const current = runs.get(tabId);
+    if (!current || current.doc !== doc) break;
+    if (current.key === key) return current.done;
+    await current.done.catch(() => {});
+  }
+  const entry = { doc, key, done: startRun(tabId, opts) };
+  runs.set(tabId, entry);
+  // Kept until the page answers, even after its callers timed out: axe goes on running there.
+  entry.done
+    .finally(() => {
+      if (runs.get(tabId) === entry) runs.delete(tabId);
+    })
+    .catch(() => {});
+  return entry.done;
+}
+
 export async function audit(tab, params, frameMs) {
   assertReadable(tab);
   if (!(await axePresent())) {
@@ -92,7 +240,8 @@ export async function audit(tab, params, frameMs) {
       "The accessibility audit needs axe-core, which this copy of the extension lacks: run scripts/bootstrap (npm ci in extension/), then reload the extension.",
     );
   }
-  const limit = Math.min(MAX_MS, Number.isFinite(frameMs) ? Math.max(1000, frameMs - 500) : MAX_MS);
+  const asked = Number.isFinite(params.timeout_ms) && params.timeout_ms > 0 ? params.timeout_ms : MAX_MS;
+  const limit = Math.min(asked, Number.isFinite(frameMs) ? Math.max(1000, frameMs - 500) : MAX_MS);
   let timer = 0;
   const timeout = new Promise((_, reject) => {
     timer = setTimeout(
@@ -100,15 +249,15 @@ export async function audit(tab, params, frameMs) {
       limit,
     );
   });
-  const run = (async () => {
-    const loaded = await inTopFrame(tab.id, { func: () => typeof globalThis.axe?.run === "function" });
-    if (!loaded) await inTopFrame(tab.id, { files: [AXE_FILE] });
-    const opts = { scope: params.scope ?? null, tags: params.tags ?? null, include_passes: !!params.include_passes };
-    return inTopFrame(tab.id, { func: runAxe, args: [opts] });
-  })();
+  const opts = {
+    scope: params.scope ?? null,
+    tags: params.tags ?? null,
+    include_passes: !!params.include_passes,
+    redact: Array.isArray(params.redact) ? params.redact : null,
+  };
   let reply;
   try {
-    reply = await Promise.race([run, timeout]);
+    reply = await Promise.race([sharedRun(tab.id, opts), timeout]);
   } catch (err) {
     if (err instanceof TPError) throw err;
     throw new TPError(Codes.NOT_SUPPORTED, `Tabpilot cannot audit this page: ${err?.message ?? err}`, { tab_id: tab.id });

@@ -1,6 +1,8 @@
 // tab.crop: a picture of the element an approval prompt is about, taken without touching the page:
 // no debugger (which would show Chrome's bar and resize the page), no scrolling, no outline drawn in
 // it. The visible tab is captured and cut in the worker; the prompt draws the outline itself.
+// Chrome captures whatever the window shows at that moment, so the tab (still in front, same URL) and
+// the element's box are checked again afterwards; a picture taken while either changed is not given.
 import { assertReadable } from "./tabs.js";
 
 const MARGIN = 48; // CSS pixels of context around the element
@@ -43,18 +45,75 @@ async function toBase64(blob) {
   return btoa(text);
 }
 
+/** Within 1 px: the page did not scroll or move the element, nor resize, between two reads. */
+function sameBox(a, b) {
+  if (!a || !b || a.dpr !== b.dpr) return false;
+  return ["x", "y", "width", "height", "vw", "vh"].every((k) => Math.abs(a[k] - b[k]) <= 1);
+}
+
+/** Notes whether, from now on, another tab comes to the front of the window or the tab navigates or leaves it. */
+function watchTab(tab) {
+  const seen = { changed: false };
+  const activated = ({ tabId, windowId }) => {
+    if (windowId === tab.windowId && tabId !== tab.id) seen.changed = true;
+  };
+  const updated = (tabId, info) => {
+    if (tabId === tab.id && (info.url !== undefined || info.status === "loading")) seen.changed = true;
+  };
+  const gone = (tabId) => {
+    if (tabId === tab.id) seen.changed = true;
+  };
+  chrome.tabs.onActivated.addListener(activated);
+  chrome.tabs.onUpdated.addListener(updated);
+  chrome.tabs.onDetached.addListener(gone);
+  chrome.tabs.onRemoved.addListener(gone);
+  seen.stop = () => {
+    chrome.tabs.onActivated.removeListener(activated);
+    chrome.tabs.onUpdated.removeListener(updated);
+    chrome.tabs.onDetached.removeListener(gone);
+    chrome.tabs.onRemoved.removeListener(gone);
+  };
+  return seen;
+}
+
+async function boxIn(tabId, selector) {
+  const [frame] = await chrome.scripting.executeScript({ target: { tabId, frameIds: [0] }, func: boxOf, args: [selector] });
+  return frame?.result ?? null;
+}
+
+/** The answer, or null when the tab, its page or the element changed while the picture was taken. */
+async function attempt(tab, selector) {
+  const watch = watchTab(tab);
+  try {
+    const now = await chrome.tabs.get(tab.id);
+    const box = await boxIn(tab.id, selector);
+    if (!box) return { found: false };
+    const onScreen = box.x + box.width > 0 && box.y + box.height > 0 && box.x < box.vw && box.y < box.vh;
+    if (!now.active || now.windowId !== tab.windowId || now.url !== tab.url || !onScreen) return { found: true, on_screen: false };
+    const shot = await capture(tab.windowId);
+    const after = await chrome.tabs.get(tab.id);
+    const boxAfter = await boxIn(tab.id, selector);
+    if (watch.changed || !after.active || after.windowId !== tab.windowId || after.url !== tab.url || !sameBox(box, boxAfter)) {
+      return null;
+    }
+    return { box, shot };
+  } finally {
+    watch.stop();
+  }
+}
+
 export async function crop(tab, { selector }) {
   assertReadable(tab);
-  const [frame] = await chrome.scripting.executeScript({ target: { tabId: tab.id, frameIds: [0] }, func: boxOf, args: [selector] });
-  const box = frame?.result;
-  if (!box) return { found: false };
-  const onScreen = box.x + box.width > 0 && box.y + box.height > 0 && box.x < box.vw && box.y < box.vh;
-  if (!tab.active || !onScreen) return { found: true, on_screen: false };
+  if (!tab.active) return { found: true, on_screen: false };
+  let seen = await attempt(tab, selector);
+  seen ??= await attempt(tab, selector); // once more: the page may just have been scrolling
+  if (!seen) return { found: true, on_screen: false };
+  if (!seen.shot) return seen;
+  const { box, shot } = seen;
   const x = Math.max(0, Math.floor(box.x - MARGIN));
   const y = Math.max(0, Math.floor(box.y - MARGIN));
   const width = Math.max(1, Math.min(MAX_SIDE, Math.ceil(box.width + 2 * MARGIN), box.vw - x));
   const height = Math.max(1, Math.min(MAX_SIDE, Math.ceil(box.height + 2 * MARGIN), box.vh - y));
-  const shot = await capture(tab.windowId);
   const bitmap = await createImageBitmap(await (await fetch(shot)).blob());
   const scale = bitmap.width / box.vw || box.dpr || 1;
   const canvas = new OffscreenCanvas(Math.round(width * scale), Math.round(height * scale));

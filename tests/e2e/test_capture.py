@@ -4,6 +4,7 @@ enables them; sensitive headers never; the page's own behaviour unchanged. Real 
 
 from __future__ import annotations
 
+import asyncio
 import gc
 import hashlib
 import json
@@ -16,6 +17,7 @@ import pytest
 import pytest_asyncio
 
 from tabpilot.app import App
+from tabpilot.engine.errors import TabpilotError
 from tests.e2e.conftest import E2E
 from tests.support.mcp_stdio import StdioMcp
 from tests.support.site import STRICT_CSP, FixtureSite
@@ -386,6 +388,75 @@ async def test_a11y_audit_without_axe_says_to_run_bootstrap(
     finally:
         hidden.rename(axe)
     assert error["error"] == "not_supported" and "scripts/bootstrap" in error["message"]
+
+
+A11Y_SECRETS = ("SECRET-PW-111", "SECRET-PW-666", "SECRET-PIN-222", "SECRET-TEXT-333", "SECRET-CARD-444")
+
+
+async def test_a11y_audit_snippets_and_selectors_never_carry_redacted_values_or_text(
+    mcp: StdioMcp, tab: Any, e2e_app: App, site: FixtureSite
+) -> None:
+    await tab.goto(site.url("/a11y-sensitive.html"))
+    audit = await observe(mcp, "a11y_audit", force_refresh=True)
+    by_id = {v["id"]: v for v in audit["violations"]}
+    assert {"label", "color-contrast"} <= set(by_id)
+    text = json.dumps(audit)
+    assert not [s for s in A11Y_SECRETS if s in text], "no secret anywhere in the answer"
+    assert "SECRET-CUSTOM-555" in text, "only the redacted elements are scrubbed"
+    labels = by_id["label"]["nodes"]
+    snippets = [n["html"] for n in labels]
+    assert any(h.startswith('<input type="password" value="[REDACTED]"') for h in snippets), snippets
+    assert any('data-private="" value="[REDACTED]"' in h for h in snippets), snippets
+    contrast = [n["html"] for n in by_id["color-contrast"]["nodes"]]
+    assert '<p class="faint" data-sensitive="">[REDACTED]</p>' in contrast, contrast
+    assert any('<span class="sensitive">[REDACTED]</span>' in h for h in contrast), contrast
+    # axe tells the two password fields apart by their values; those selectors are replaced by positions,
+    # and all selectors still point at the elements, so an agent can act on them.
+    assert sum(1 for n in labels if "nth-of-type" in n["selector"]) == 2, [n["selector"] for n in labels]
+    for node in labels + by_id["color-contrast"]["nodes"]:
+        assert await tab.locator(node["selector"]).count() == 1, node["selector"]
+
+    # The configured list (Settings → "Never read") reaches the page the way dom.query's does: as `redact`.
+    tab_id = (await e2e_app.link.request("tabs.resolve", {}, timeout_s=5))["tab_id"]
+    redact = ["[[not a selector", ".custom-secret"]  # one the browser cannot parse is skipped, as in dom.query
+    custom = await e2e_app.link.request("a11y.audit", {"tab_id": tab_id, "redact": redact}, timeout_s=32)
+    custom_text = json.dumps(custom)
+    assert "SECRET-CUSTOM-555" not in custom_text and "SECRET-PW-111" not in custom_text, "passwords always"
+    assert "SECRET-PIN-222" in custom_text, "a configured list replaces the defaults, as in dom.query"
+
+
+async def test_a11y_audits_asked_at_once_share_one_axe_run_and_all_succeed(
+    mcp: StdioMcp, tab: Any, e2e_app: App, site: FixtureSite
+) -> None:
+    await tab.goto(site.url("/a11y.html"))
+    tab_id = (await e2e_app.link.request("tabs.resolve", {}, timeout_s=5))["tab_id"]
+
+    def direct(**params: Any) -> Any:
+        # Straight to the extension: the app's per-tab lock would otherwise queue them.
+        return e2e_app.link.request("a11y.audit", {"tab_id": tab_id, **params}, timeout_s=32)
+
+    first, second, level_a = await asyncio.gather(direct(), direct(), direct(tags=["wcag2a"]))
+    assert {v["id"] for v in first["violations"]} == {"image-alt", "color-contrast", "label"}
+    assert second["violations"] == first["violations"]
+    assert {v["id"] for v in level_a["violations"]} == {"image-alt", "label"}, "a different audit waits, then runs"
+    over_mcp = await asyncio.gather(*(observe(mcp, "a11y_audit", force_refresh=True) for _ in range(2)))
+    assert [a["violations"] for a in over_mcp] == [first["violations"]] * 2
+
+
+async def test_an_a11y_audit_that_cannot_finish_in_time_answers_timeout_and_the_next_one_joins_it(
+    tab: Any, e2e_app: App, site: FixtureSite
+) -> None:
+    await tab.goto(site.url("/a11y.html"))
+    tab_id = (await e2e_app.link.request("tabs.resolve", {}, timeout_s=5))["tab_id"]
+    # The page keeps its main thread busy for 5 s, so axe cannot even start before the 2.5 s bound.
+    await tab.evaluate(
+        "setTimeout(() => { const end = performance.now() + 5000; while (performance.now() < end); }, 0)"
+    )
+    with pytest.raises(TabpilotError) as slow:
+        await e2e_app.link.request("a11y.audit", {"tab_id": tab_id}, timeout_s=3)
+    assert slow.value.code == "timeout" and "accessibility audit did not finish" in slow.value.message
+    after = await e2e_app.link.request("a11y.audit", {"tab_id": tab_id}, timeout_s=32)
+    assert {v["id"] for v in after["violations"]} == {"image-alt", "color-contrast", "label"}
 
 
 async def _at_least(found: Any, n: int) -> list[dict[str, Any]]:

@@ -75,6 +75,7 @@ async def _audit(ctx: CommandContext, p: dict[str, Any]) -> dict[str, Any]:
                 "scope": p.get("scope"),
                 "tags": list(tags) or None,
                 "include_passes": p["include_passes"],
+                "redact": list(ctx.engine.config.redact_selectors),
             },
             timeout_s=AUDIT_TIMEOUT_S + 2,
         )

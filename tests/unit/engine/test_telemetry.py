@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from tabpilot.engine.capture import store_for
-from tabpilot.engine.core import Engine
+from tabpilot.engine.core import DEFAULT_REDACT, Engine
 from tabpilot.engine.errors import TabpilotError
 from tests.unit.engine.conftest import EngineFactory
 from tests.unit.fakes import FakeBrowser, FakeClock
@@ -145,13 +145,20 @@ async def test_a11y_audit_is_cached_30_s_per_url_and_options(make_engine: Engine
     first = await engine.call("observe", {"what": "a11y_audit"})
     assert first["cached"] is False and first["violations"] == [{"id": "image-alt"}]
     [call] = [c for c in browser.calls if c.op == "a11y.audit"]
-    assert call.params == {"tab_id": 1, "include_passes": False} and call.timeout_s >= 30
+    redact = list(DEFAULT_REDACT)  # the settings' list travels along: snippets never show those elements' values
+    assert call.params == {"tab_id": 1, "include_passes": False, "redact": redact} and call.timeout_s >= 30
     clock.advance(29)
     again = await engine.call("observe", {"what": "a11y_audit"})
     assert again["cached"] is True and again["cache_age_s"] == 29
     scoped = await engine.call("observe", {"what": "a11y_audit", "scope": "main", "tags": ["wcag2a"]})
     assert scoped["cached"] is False
-    assert browser.calls[-1].params == {"tab_id": 1, "scope": "main", "tags": ["wcag2a"], "include_passes": False}
+    assert browser.calls[-1].params == {
+        "tab_id": 1,
+        "scope": "main",
+        "tags": ["wcag2a"],
+        "include_passes": False,
+        "redact": redact,
+    }
     forced = await engine.call("observe", {"what": "a11y_audit", "force_refresh": True})
     assert forced["cached"] is False
     clock.advance(31)
