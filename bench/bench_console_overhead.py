@@ -26,6 +26,7 @@ from tabpilot.app import App, AppOptions
 from tabpilot.approvals import AutoApprove
 from tabpilot.browser.discover import find_browser
 from tabpilot.browser.managed import QUIET_ARGS, ManagedBrowser
+from tabpilot.engine.errors import TabpilotError
 from tabpilot.paths import Paths
 
 
@@ -61,7 +62,10 @@ async def measure(site: FixtureSite, *, capture: bool) -> float:
             await until(lambda: app.link.connected, timeout=30, what="the extension to connect")
 
             async def result() -> float | None:
-                found = await app.engine.call("observe", {"what": "dom", "selector": "#result"})
+                try:
+                    found = await app.engine.call("observe", {"what": "dom", "selector": "#result"})
+                except TabpilotError:
+                    return None  # the browser's start page is still the tab in front
                 text = found["matches"][0]["text"] if found["matches"] else "running"
                 return None if text == "running" else float(text)
 

@@ -14,7 +14,8 @@ function sameAddress(a, b) {
   }
 }
 
-function waitForNavigation(tabId, requested, waitUntil, timeoutMs) {
+/** `before.pendingUrl`: a navigation still under way when this one began; its cancellation is not ours. */
+function waitForNavigation(tabId, requested, waitUntil, timeoutMs, before) {
   return new Promise((resolve, reject) => {
     const inflight = new Set();
     let idleTimer = null;
@@ -70,7 +71,7 @@ function waitForNavigation(tabId, requested, waitUntil, timeoutMs) {
       if (!mine(d)) return;
       if (d.error !== "net::ERR_ABORTED") {
         fail(new TPError(Codes.INVALID_PARAMS, `The page could not be loaded: ${d.error}.`, { net_error: d.error, url: d.url }));
-      } else if (!committed) {
+      } else if (!committed && !(before.pendingUrl && d.url === before.pendingUrl)) {
         // A download, a 204, or a navigation the page cancelled: no page will load.
         fail(
           new TPError(Codes.INVALID_PARAMS, `Opening ${d.url} did not load a page (a download, an empty response, or cancelled).`, {
@@ -111,9 +112,14 @@ function waitForNavigation(tabId, requested, waitUntil, timeoutMs) {
 }
 
 export async function navigate(tab, { url, wait_until: waitUntil = "load", timeout_ms: timeoutMs = 30_000 }) {
-  const waiting = waitForNavigation(tab.id, url, waitUntil, timeoutMs);
+  const before = { pendingUrl: null };
+  const waiting = waitForNavigation(tab.id, url, waitUntil, timeoutMs, before);
   try {
-    await chrome.tabs.update(tab.id, { url });
+    const current = await chrome.tabs.get(tab.id);
+    before.pendingUrl = current.status === "loading" && current.pendingUrl ? current.pendingUrl : null;
+    // An earlier navigate that timed out may still be loading this very address: Chrome refuses to
+    // start it twice, so this call waits for that load instead.
+    if (!(before.pendingUrl && sameAddress(before.pendingUrl, url))) await chrome.tabs.update(tab.id, { url });
   } catch (err) {
     waiting.catch(() => {});
     throw new TPError(Codes.INVALID_PARAMS, `Cannot navigate to ${url}: ${err?.message ?? err}`);

@@ -100,8 +100,8 @@
 
   // Serializing a console argument must not run page code: no getter is called, no method or global
   // the page may have replaced is used. Built-ins are saved now (document_start, before any page
-  // script), and kinds are told apart by calling saved native accessors, which throw on anything that
-  // is not the real thing without consulting the object (even a Proxy's traps stay silent).
+  // script); a value's kind comes from its prototype chain and is confirmed by a saved native
+  // accessor, which throws on an impostor without consulting it.
   // Limit: reading the keys or prototype of a Proxy still runs its traps; nothing in the page can see
   // that a value is a Proxy without asking it.
   const keysOf = Object.keys;
@@ -109,7 +109,6 @@
   const setPrototype = Object.setPrototypeOf;
   const prototypeOf = Object.getPrototypeOf;
   const isArray = Array.isArray;
-  const isProtoOf = Object.prototype.isPrototypeOf;
   const stringSlice = String.prototype.slice;
   const stringSplit = String.prototype.split;
   const charCodeAt = String.prototype.charCodeAt;
@@ -201,25 +200,57 @@
     return out;
   }
 
-  /** What a non-plain object is, when it is one of the built-in kinds shown in short; else null. */
+  const ObjectProto = Object.prototype;
+  const ArrayProto = Array.prototype;
+  const NodeProto = has ? Node.prototype : null;
+  const { prototype: DateProto } = Date;
+  const { prototype: RegExpProto } = RegExp;
+  const { prototype: MapProto } = Map;
+  const { prototype: SetProto } = Set;
+  const { prototype: DataViewProto } = DataView;
+  const { prototype: ArrayBufferProto } = ArrayBuffer;
+
+  /**
+   * What a non-plain object is, when it is one of the built-in kinds shown in short; else null. The
+   * prototype chain says which kind to check, and the kind's native accessor confirms it (an accessor
+   * throws on an impostor; throwing costs microseconds, so plain objects are never tried).
+   */
   function special(v) {
-    const nodeType = read(get.nodeType, v);
-    if (nodeType !== NOT) return describeNode(v, nodeType);
     if (v === window) return "[Window]";
-    const time = read(dateTime, v);
-    if (time !== NOT) return Number.isNaN(time) ? "Invalid Date" : apply(native.toISOString, v, []);
-    const source = read(get.regexSource, v);
-    if (source !== NOT) return `/${source}/${read(get.regexFlags, v)}`;
-    const mapSize = read(get.mapSize, v);
-    if (mapSize !== NOT) return `[Map(${mapSize})]`;
-    const setSize = read(get.setSize, v);
-    if (setSize !== NOT) return `[Set(${setSize})]`;
-    const typed = read(get.typedName, v);
-    if (typeof typed === "string") return `[${typed}(${read(get.typedLength, v)})]`;
-    const viewBytes = read(get.viewLength, v);
-    if (viewBytes !== NOT) return `[DataView(${viewBytes})]`;
-    const bytes = read(get.bufferLength, v);
-    if (bytes !== NOT) return `[ArrayBuffer(${bytes})]`;
+    for (let p = prototypeOf(v), depth = 0; p !== null && depth < 8; p = prototypeOf(p), depth++) {
+      if (p === ObjectProto || p === ArrayProto) return null;
+      if (p === NodeProto) {
+        const nodeType = read(get.nodeType, v);
+        return nodeType === NOT ? null : describeNode(v, nodeType);
+      }
+      if (p === DateProto) {
+        const time = read(dateTime, v);
+        if (time === NOT) return null;
+        return Number.isNaN(time) ? "Invalid Date" : apply(native.toISOString, v, []);
+      }
+      if (p === RegExpProto) {
+        const source = read(get.regexSource, v);
+        return source === NOT ? null : `/${source}/${read(get.regexFlags, v)}`;
+      }
+      if (p === MapProto || p === SetProto) {
+        const size = read(p === MapProto ? get.mapSize : get.setSize, v);
+        return size === NOT ? null : `[${p === MapProto ? "Map" : "Set"}(${size})]`;
+      }
+      if (p === TypedArrayProto) {
+        const typed = read(get.typedName, v);
+        return typeof typed === "string" ? `[${typed}(${read(get.typedLength, v)})]` : null;
+      }
+      if (p === DataViewProto) {
+        const bytes = read(get.viewLength, v);
+        return bytes === NOT ? null : `[DataView(${bytes})]`;
+      }
+      if (p === ArrayBufferProto) {
+        const bytes = read(get.bufferLength, v);
+        return bytes === NOT ? null : `[ArrayBuffer(${bytes})]`;
+      }
+      if (p === ErrorProto) return describeError(v);
+      if (p === PromiseProto) return "[Promise]";
+    }
     return null;
   }
 
@@ -248,8 +279,6 @@
       if (apply(setHas, seen, [v])) return "[Circular]";
       const short = special(v);
       if (short !== null) return short;
-      if (apply(isProtoOf, ErrorProto, [v])) return describeError(v);
-      if (apply(isProtoOf, PromiseProto, [v])) return "[Promise]";
       const list = isArray(v);
       if (depth >= MAX_DEPTH || budget <= 0) return list ? `[Array(${dataValue(v, "length", "?", true)})]` : "[Object]";
       apply(setAdd, seen, [v]);

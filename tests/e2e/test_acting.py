@@ -26,6 +26,26 @@ async def test_navigate_refuses_non_web_urls(mcp: StdioMcp, tab: Any, pilot_on: 
         assert err["error"] == "invalid_params", url
 
 
+async def test_a_navigation_after_one_that_timed_out_is_not_blamed_for_it(
+    mcp: StdioMcp, tab: Any, pilot_on: None, site: FixtureSite
+) -> None:
+    slow = site.url("/slow?s=3")
+    err = await mcp.error("interact", {"action": "navigate", "url": slow, "timeout_ms": 500})
+    assert err["error"] == "timeout"
+    result = await mcp.ok("interact", {"action": "navigate", "url": site.url("/second.html")})
+    assert result == {"status": "complete", "url": site.url("/second.html"), "title": "Second Page"}
+
+
+async def test_navigating_again_to_an_address_still_loading_waits_for_it(
+    mcp: StdioMcp, tab: Any, pilot_on: None, site: FixtureSite
+) -> None:
+    slow = site.url("/slow?s=2")
+    err = await mcp.error("interact", {"action": "navigate", "url": slow, "timeout_ms": 500})
+    assert err["error"] == "timeout"
+    result = await mcp.ok("interact", {"action": "navigate", "url": slow, "timeout_ms": 8000})
+    assert result == {"status": "complete", "url": slow, "title": "Slow"}
+
+
 async def test_execute_js_expression_body_and_await(mcp: StdioMcp, tab: Any, pilot_on: None) -> None:
     assert await mcp.ok("interact", {"action": "execute_js", "script": "1 + 1"}) == {
         "success": True,

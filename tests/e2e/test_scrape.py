@@ -225,6 +225,28 @@ async def test_a_login_redirect_stops_the_workflow_with_partial_data(
     assert err["failed_step"] == "2"
 
 
+async def test_retry_step_retries_a_navigation_that_timed_out(
+    mcp: StdioMcp, tab: Any, pilot_on: None, site: FixtureSite
+) -> None:
+    steps = [
+        {"type": "navigate", "url": site.url("/slow?s=1.5"), "timeout_ms": 600},
+        {"type": "extract", "selector": "h1", "schema": {"h": ". | text"}},
+    ]
+    recovery = {"on_timeout": "retry_step", "max_retries": 5}
+    done = await mcp.ok(
+        "interact", scrape("workflow", name="patient", steps=steps, error_recovery=recovery, step_delay_ms=0)
+    )
+    assert done["data"] == [{"h": "Slow page"}] and done["steps_completed"] == 2
+    assert any("timed out; retry 1" in w for w in done["metadata"]["warnings"])
+
+    steps[0]["url"] = site.url("/slow?s=5")
+    recovery["max_retries"] = 1
+    err = await mcp.error(
+        "interact", scrape("workflow", name="impatient", steps=steps, error_recovery=recovery, step_delay_ms=0)
+    )
+    assert err["error"] == "timeout" and err["failed_step"] == "0"
+
+
 async def test_closing_the_tab_mid_workflow_gives_tab_closed_with_partial_data(
     mcp: StdioMcp, tab: Any, pilot_on: None, site: FixtureSite
 ) -> None:

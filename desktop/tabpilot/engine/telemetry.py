@@ -22,6 +22,7 @@ DIRECTIONS = ("incoming", "outgoing")
 RANK = {"debug": 0, "log": 1, "info": 1, "warn": 2, "error": 3}
 
 LIMIT = Param("limit", "integer", "max entries (default 50)", default=50, minimum=1, maximum=1000, clamp=True)
+BODIES_LIMIT = Param("limit", "integer", "default 20", default=20, minimum=1, maximum=1000, clamp=True)  # seed 003
 SINCE = Param("since_cursor", "integer", "only newer than this cursor")
 URL_FILTER = Param("url_filter", "string", "URL contains")
 NETWORK_FILTERS = (
@@ -173,8 +174,8 @@ async def _clear_capture(ctx: CommandContext, p: dict[str, Any]) -> dict[str, An
     return {"cleared": store.clear(), "cursor": store.cursor}
 
 
-def _listing(mode: str, summary: str, handler: Any, *filters: Param) -> Command:
-    return Command("observe", mode, "read", summary, handler, params=(*filters, LIMIT, SINCE), targets_tab=True)
+def _listing(mode: str, summary: str, handler: Any, *filters: Param, limit: Param = LIMIT) -> Command:
+    return Command("observe", mode, "read", summary, handler, params=(*filters, limit, SINCE), targets_tab=True)
 
 
 COMMANDS = [
@@ -186,7 +187,9 @@ COMMANDS = [
     ),
     _listing("errors", "uncaught errors, rejections", _errors),
     _listing("network", "requests: status, timing, sizes", _network, *NETWORK_FILTERS),
-    _listing("network_bodies", "request/response bodies (opt-in)", _network_bodies, *NETWORK_FILTERS),
+    _listing(
+        "network_bodies", "request/response bodies (opt-in)", _network_bodies, *NETWORK_FILTERS, limit=BODIES_LIMIT
+    ),
     _listing(
         "websocket_events",
         "WebSocket messages",

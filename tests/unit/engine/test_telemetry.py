@@ -97,6 +97,17 @@ async def test_bodies_stay_empty_with_a_note_until_the_user_enables_them(engine:
     assert on["capture_enabled"] is True and [e["response_body"] for e in on["entries"]] == ["{}"]
 
 
+async def test_bodies_come_20_at_a_time_and_other_lists_50_unless_asked(engine: Engine) -> None:
+    engine.pilot.set_capability("capture_network_bodies", True)
+    for n in range(60):
+        feed(engine, 1, request(n), {"kind": "body", "url": f"https://site.test/api?n={n}", "response_body": "{}"})
+    bodies = await engine.call("observe", {"what": "network_bodies"})
+    assert len(bodies["entries"]) == 20 and bodies["more"] is True
+    assert bodies["entries"][0]["url"].endswith("n=59")
+    assert len((await engine.call("observe", {"what": "network"}))["entries"]) == 50
+    assert len((await engine.call("observe", {"what": "network_bodies", "limit": 60}))["entries"]) == 60
+
+
 async def test_websocket_filters(engine: Engine) -> None:
     feed(
         engine,
