@@ -79,6 +79,7 @@ class App:
                 redact_selectors=tuple(self.settings.redact_selectors),
                 approval_wait_ms=self.settings.approval_wait_ms,
                 page_library=page_library,
+                tray_runs_saved_workflows=options.mode == "tray",
             ),
             secrets=self.secrets,
             workflows=self.workflows,

@@ -32,6 +32,7 @@ from tabpilot.engine.workflows import origin_of
 log = logging.getLogger("tabpilot.engine")
 
 DEFAULT_APPROVAL_WAIT_MS = 20_000
+APPROVAL_REPLY_MARGIN_S = 0.1  # the answer still has to travel back to the agent's client
 DEFAULT_REDACT = ("input[type=password]", "[data-sensitive]", "[data-private]", ".sensitive")
 
 
@@ -43,6 +44,8 @@ class EngineConfig:
     approval_wait_ms: int = DEFAULT_APPROVAL_WAIT_MS
     page_library: Callable[[], str] | None = None
     """The extension's in-page code, for scripts generated from workflows (read by the app)."""
+    tray_runs_saved_workflows: bool = True
+    """A person can run saved workflows from the tray menu without prompts (the tray app; not `serve`)."""
 
 
 PILOT_OFF_MESSAGE = (
@@ -129,16 +132,18 @@ class Engine:
             )
 
     async def wait(self, job: Job, limit_ms: float | None) -> dict[str, Any]:
-        """Wait for `job` to end; answer with its pending view once the limit or the approval wait passes."""
-        deadline = None if limit_ms is None else self.clock.monotonic() + limit_ms / 1000
-        approval_deadline: float | None = None
+        """Wait for `job` to end; answer with its pending view once the limit or the approval wait passes.
+
+        A call waiting on a person never blocks longer than approval_wait_ms counted from its arrival
+        (what the agent's client measures), less a little for the way back to it.
+        """
+        start = self.clock.monotonic()
+        deadline = None if limit_ms is None else start + limit_ms / 1000
+        approval_wait_s = self.approval_wait_ms / 1000
+        approval_ends = start + approval_wait_s - min(APPROVAL_REPLY_MARGIN_S, approval_wait_s / 20)
         while not job.done:
             now = self.clock.monotonic()
-            if job.status == "awaiting_approval":
-                if approval_deadline is None:
-                    approval_deadline = now + self.approval_wait_ms / 1000
-            else:
-                approval_deadline = None
+            approval_deadline = approval_ends if job.status == "awaiting_approval" else None
             ends = [d for d in (deadline, approval_deadline) if d is not None]
             if ends and min(ends) <= now:
                 return job.pending_view()

@@ -82,10 +82,12 @@ async def _delete(ctx: CommandContext, p: dict[str, Any]) -> dict[str, Any]:
     return {"workflow_id": entry.workflow_id, "deleted": True}
 
 
+# Saving or deleting a workflow changes no page, so the contract asks no approval for it. In the tray
+# app the person is asked anyway, because they may run a saved workflow from its menu without any
+# prompt: they see what an agent saves (or takes away) when it happens. `serve` has no such menu.
 def _approve_import(engine: Any, p: dict[str, Any]) -> ApprovalScope | None:
-    """What an agent saves, the person may later run from the tray without a prompt: they see it now."""
-    if engine.workflows is None:
-        return None  # nowhere to save: the command says not_supported without a prompt
+    if engine.workflows is None or not engine.config.tray_runs_saved_workflows:
+        return None  # nowhere to save (not_supported), or no menu to run it from
     given = p.get("workflow")
     raw: dict[str, Any] = given if isinstance(given, dict) else {}
     listed = raw.get("steps")
@@ -100,6 +102,8 @@ def _approve_import(engine: Any, p: dict[str, Any]) -> ApprovalScope | None:
 
 
 def _approve_delete(engine: Any, p: dict[str, Any]) -> ApprovalScope | None:
+    if not engine.config.tray_runs_saved_workflows:
+        return None
     if engine.workflows is None or engine.workflows.get(p.get("workflow_id", "")) is None:
         return None  # nothing to delete: the command says workflow_not_found without a prompt
     return ApprovalScope(steps=[{"type": "delete_workflow", "workflow_id": p.get("workflow_id")}], site_free=True)

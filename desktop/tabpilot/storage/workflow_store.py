@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import logging
 import threading
+import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -25,6 +26,8 @@ log = logging.getLogger("tabpilot.workflows")
 
 RUNS_KEPT = 10
 MAX_FILE_BYTES = 2 * 1024 * 1024
+
+DELETED_FOLDER = ".deleted"
 
 
 def read_entry(path: Path) -> WorkflowEntry:
@@ -145,11 +148,18 @@ class DiskWorkflowStore:
         self.refresh(path)
 
     def delete(self, workflow_id: str) -> bool:
+        """Takes the workflow off the list; its file and runs are kept in `workflows/.deleted/` (nothing
+        is lost: moving a file back restores it)."""
         path = self.folder / f"{workflow_id}.json"
         if "/" in workflow_id or not path.exists():
             return False
-        path.unlink()
-        (self.runs_folder / f"{workflow_id}.json").unlink(missing_ok=True)
+        trash = self.folder / DELETED_FOLDER
+        trash.mkdir(exist_ok=True)
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        path.replace(trash / f"{workflow_id}.{stamp}.json")
+        runs = self.runs_folder / f"{workflow_id}.json"
+        if runs.exists():
+            runs.replace(trash / f"{workflow_id}.{stamp}.runs.json")
         with self._lock:
             self._last.pop(workflow_id, None)  # a new workflow saved under this id has no runs yet
         self.refresh(path)

@@ -12,7 +12,7 @@ from tabpilot.engine.core import Engine
 from tabpilot.engine.errors import TabpilotError
 from tests.support.waiting import until
 from tests.unit.engine.conftest import EngineFactory
-from tests.unit.fakes import FakeApprovals, FakeBrowser
+from tests.unit.fakes import FakeApprovals, FakeBrowser, FakeClock
 
 JS = {"action": "execute_js", "script": "document.title = 'x'"}
 PENDING = ("queued", "running", "awaiting_approval")
@@ -103,6 +103,25 @@ async def test_slow_approval_answers_awaiting_approval_then_the_final_result(
     approvals.held[0].set_result("allow")
     assert await final_result(engine, cid) == {"success": True, "result": 42}
     assert [c.op for c in browser.acting_calls] == ["js.execute"]
+
+
+async def test_the_approval_wait_counts_from_the_calls_arrival(
+    make_engine: EngineFactory, browser: FakeBrowser, approvals: FakeApprovals
+) -> None:
+    """Time spent before the prompt (finding the tab, taking the crop) comes out of the approval wait:
+    the agent's client started counting when it sent the call."""
+    clock = FakeClock()
+    engine = make_engine(clock=clock)  # the default 20 s wait
+    decide = approvals.decide
+
+    async def slow_to_show(request: Any) -> Any:
+        clock.advance(19.95)  # the prompt appears just before the call's 20 s are up
+        return await decide(request)
+
+    approvals.decide = slow_to_show  # type: ignore[method-assign]
+    pending = await asyncio.wait_for(engine.call("interact", JS), timeout=5)
+    assert pending["status"] == "awaiting_approval"
+    approvals.held[0].set_result("deny")
 
 
 async def test_slow_denial_is_reported_by_command_result(

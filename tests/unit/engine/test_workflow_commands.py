@@ -247,3 +247,17 @@ async def test_importing_and_deleting_ask_the_person_and_a_no_changes_nothing(
     error = await error_of(configure(engine, "delete_workflow", workflow_id="wf-board-20260128"))
     assert error.code == "approval_denied"
     assert store.get("wf-board-20260128") is not None
+
+
+async def test_without_the_tray_saving_and_deleting_need_no_approval(
+    make_engine: EngineFactory, store: MemoryWorkflowStore, approvals: FakeApprovals
+) -> None:
+    """`serve` has no menu that runs saved workflows without prompts; the contract asks approval only for
+    steps that change a page, so a denying approvals port lets these through."""
+    engine = make_engine(workflows=store, config=EngineConfig(tray_runs_saved_workflows=False))
+    approvals.script = ["deny"] * 5
+    doc = {"workflow_id": "wf-new", "name": "new", "steps": [{"type": "click", "selector": "#buy"}]}
+    assert (await configure(engine, "import_workflow", workflow=doc))["workflow_id"] == "wf-new"
+    assert store.get("wf-new") is not None
+    assert (await configure(engine, "delete_workflow", workflow_id="wf-new"))["deleted"] is True
+    assert store.get("wf-new") is None and approvals.requests == []

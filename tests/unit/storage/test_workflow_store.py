@@ -229,16 +229,23 @@ def test_unreadable_runs_are_no_runs(store: DiskWorkflowStore, tmp_path: Path) -
 # -- deleting ---------------------------------------------------------------------------------------
 
 
-def test_delete_removes_the_file_and_its_runs(store: DiskWorkflowStore, tmp_path: Path, folder: Path) -> None:
+def test_delete_takes_the_workflow_and_its_runs_off_the_list_and_keeps_them_aside(
+    store: DiskWorkflowStore, tmp_path: Path, folder: Path
+) -> None:
     store.load()
     store.save(parse_workflow(doc("wf-a")))
     store.save(parse_workflow(doc("wf-b")))
     store.add_run("wf-a", run(1))
     assert store.delete("wf-a") is True
     assert ids(store) == ["wf-b"]
-    assert os.listdir(folder) == ["wf-b.json"]
+    assert sorted(os.listdir(folder)) == [".deleted", "wf-b.json"]
     assert store.runs("wf-a") == []
     assert not (tmp_path / "runs" / "wf-a.json").exists()
+    kept = sorted(os.listdir(folder / ".deleted"))
+    assert len(kept) == 2 and kept[0].startswith("wf-a.") and kept[1].endswith(".runs.json")
+    assert json.loads((folder / ".deleted" / kept[0]).read_text())["workflow_id"] == "wf-a"
+    store.refresh(folder / ".deleted" / kept[0])
+    assert ids(store) == ["wf-b"], "what is kept aside is not listed"
     assert store.delete("wf-a") is False
     assert store.delete("../runs/wf-a") is False
     # a new workflow saved under the same id starts without the old one's last run
