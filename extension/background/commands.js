@@ -35,6 +35,25 @@ async function track(params) {
 }
 
 /** An op on the page's elements: the target tab, readable; (tab, params, frame timeout_ms) → data. */
+// A new tab's about:blank is closed to extensions, but there is nothing in it to read: its answer is
+// known (a fresh managed browser starts there, and an agent's first look should not fail).
+const isBlank = (tab) => tab.url === "about:blank" && tab.status !== "loading";
+
+function blankPage(tab) {
+  return {
+    url: "about:blank",
+    title: tab.title ?? "",
+    viewport: { width: tab.width ?? 0, height: tab.height ?? 0 },
+    scroll: { x: 0, y: 0 },
+    documentHeight: 0,
+    forms: [],
+    headings: [],
+    links: 0,
+    images: 0,
+    interactiveElements: 0,
+  };
+}
+
 function onPage(run) {
   return async (params, frameMs) => {
     const tab = await targetTab(params);
@@ -57,8 +76,14 @@ async function resolveTab(params) {
 }
 
 export const OPS = {
-  "page.info": async (p) => toContent(await targetTab(p), "page.info", p),
-  "dom.query": async (p) => toContent(await targetTab(p), "dom.query", p),
+  "page.info": async (p) => {
+    const tab = await targetTab(p);
+    return isBlank(tab) ? blankPage(tab) : toContent(tab, "page.info", p);
+  },
+  "dom.query": async (p) => {
+    const tab = await targetTab(p);
+    return isBlank(tab) ? { url: "about:blank", title: tab.title ?? "", matches: [], matchCount: 0, returnedCount: 0 } : toContent(tab, "dom.query", p);
+  },
   "tabs.list": async () => ({ tabs: await listTabs() }),
   "tabs.track": track,
   "tab.navigate": async (p) => navigate(await targetTab(p), p),

@@ -133,7 +133,12 @@
     if (el.localName === "input" && TOGGLES.test(el.type)) return el.checked;
     const aria = el.getAttribute("aria-checked") ?? el.getAttribute("aria-pressed");
     if (aria !== null) return aria === "true" ? true : aria === "false" ? false : null;
-    return toBoolean(readText(el, red));
+    const text = readText(el, red);
+    const word = toBoolean(text);
+    if (word !== null) return word;
+    // A cell or label holding one checkbox (and no yes/no word) reads as that checkbox.
+    const inside = el.querySelectorAll("input[type=checkbox], input[type=radio]");
+    return inside.length === 1 ? readBoolean(inside[0], red) : null;
   }
 
   // -- compiling the fields -------------------------------------------------------------------

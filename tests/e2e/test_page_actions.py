@@ -488,6 +488,16 @@ async def test_extract_parses_numbers_as_documented(e2e_app: App, tab: Any, site
 BOOLEANS = [True, False, True, False, True, False, True, False, True, False, None, True, False, True, False, True]
 
 
+async def test_a_cell_holding_a_checkbox_reads_as_that_checkbox(e2e_app: App, tab: Any, site: FixtureSite) -> None:
+    await open_page(e2e_app, tab, site, "/extract.html")
+    result = await call(
+        e2e_app,
+        "scrape.extract",
+        {"selector": "#people tbody tr", "fields": fields(("active", "td.active", [{"op": "boolean"}]))},
+    )
+    assert [row["active"] for row in result["rows"]] == [True, False, True]
+
+
 async def test_extract_parses_booleans_as_documented(e2e_app: App, tab: Any, site: FixtureSite) -> None:
     await open_page(e2e_app, tab, site, "/numbers.html")
     result = await call(

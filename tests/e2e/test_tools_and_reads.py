@@ -10,6 +10,7 @@ import pytest
 from tests.e2e.conftest import E2E
 from tests.support.mcp_stdio import StdioMcp
 from tests.support.site import FixtureSite
+from tests.support.waiting import until
 
 pytestmark = [pytest.mark.e2e, E2E]
 
@@ -64,6 +65,25 @@ async def test_observe_page_describes_the_fixture(mcp: StdioMcp, tab: Any, site:
     assert page["viewport"]["width"] > 0 and page["viewport"]["height"] > 0
     assert page["scroll"] == {"x": 0, "y": 0}
     assert page["documentHeight"] >= page["viewport"]["height"]
+
+
+async def test_a_blank_new_tab_reads_as_an_empty_page(mcp: StdioMcp, tab: Any) -> None:
+    blank = await tab.context.new_page()  # about:blank, where a fresh browser starts
+    try:
+        await blank.bring_to_front()
+        blank_id = await until(lambda: _active_blank(mcp), timeout=10, what="the blank tab in front")
+        page = await mcp.ok("observe", {"what": "page", "tab_id": blank_id})
+        assert page["url"] == "about:blank" and page["forms"] == [] and page["headings"] == []
+        assert page["viewport"]["width"] > 0 and page["links"] == page["interactiveElements"] == 0
+        dom = await mcp.ok("observe", {"what": "dom", "selector": "h1", "tab_id": blank_id})
+        assert (dom["matches"], dom["matchCount"]) == ([], 0)
+    finally:
+        await blank.close()
+
+
+async def _active_blank(mcp: StdioMcp) -> int | None:
+    tabs = (await mcp.ok("observe", {"what": "tabs"}))["tabs"]
+    return next((t["tab_id"] for t in tabs if t["active"] and t["url"] == "about:blank"), None)
 
 
 async def test_observe_dom_returns_matches_with_text_attributes_and_boxes(mcp: StdioMcp, tab: Any) -> None:

@@ -42,6 +42,7 @@ async def _command_result(ctx: CommandContext, p: dict[str, Any]) -> dict[str, A
             f"No command has correlation_id '{p['correlation_id']}' (results are kept 15 minutes, the "
             "last 200 commands).",
             param="correlation_id",
+            correlation_id=p["correlation_id"],  # the id asked about, not this observe call's own
         )
     return ctx.engine.outcome(job)
 

@@ -276,7 +276,8 @@ async def _run(
             "steps_completed": outcome.steps_completed,
             "steps_total": len(steps),
             "data": result["data"] if keep else [],
-            "metadata": result["metadata"],
+            # rows_extracted counts what the answer carries: none when `abort` drops the partial data
+            "metadata": result["metadata"] if keep else {**result["metadata"], "rows_extracted": 0},
         }
         error = TabpilotError(
             cause.code,

@@ -61,6 +61,7 @@ async def test_command_result_for_an_unknown_id(engine: Engine) -> None:
     assert info.value.code == "invalid_params"
     assert "corr-doesnotexist" in info.value.message
     assert info.value.details["param"] == "correlation_id"
+    assert info.value.details["correlation_id"] == "corr-doesnotexist"
 
 
 async def test_stopping_the_engine_ends_waiting_calls_with_internal(engine: Engine, gate: Gate) -> None:

@@ -363,7 +363,7 @@ async def test_abort_gives_no_data(wf_engine: Engine, browser: FakeBrowser, allo
     steps = [EXTRACT, {"type": "click", "selector": "button.gone"}]
     error = await error_of(wf_engine.call("interact", workflow_args(steps, error_recovery={"on_failure": "abort"})))
     assert error.code == "element_not_found"
-    assert error.details["data"] == []
+    assert error.details["data"] == [] and error.details["metadata"]["rows_extracted"] == 0
     assert error.details["steps_completed"] == 1
 
 
