@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, cast
 
 from tabpilot.engine.commands import ApprovalScope, Command
 from tabpilot.engine.context import CommandContext
@@ -277,7 +277,9 @@ async def _run(
             "steps_total": len(steps),
             "data": result["data"] if keep else [],
             # rows_extracted counts what the answer carries: none when `abort` drops the partial data
-            "metadata": result["metadata"] if keep else {**result["metadata"], "rows_extracted": 0},
+            "metadata": result["metadata"]
+            if keep
+            else {**cast("dict[str, Any]", result["metadata"]), "rows_extracted": 0},
         }
         error = TabpilotError(
             cause.code,
