@@ -67,7 +67,7 @@
     else native.setTimeout(flush, wait);
   }
 
-  const TEXT_FIELDS = ["text", "data", "stack", "message", "request_body", "response_body"];
+  const TEXT_FIELDS = ["text", "data", "stack", "message", "requestBody", "responseBody"];
   /** The characters an item holds (its text fields; everything else in an item is small). */
   function weight(item) {
     let n = 200;

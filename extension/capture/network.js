@@ -47,6 +47,7 @@
     };
   }
 
+  // Field names as in seed 003's network_body entries (requestBody, responseBody, contentType, ...).
   function bodyItem(rec, status, contentType, request, response, responseHeaders) {
     const item = {
       kind: "body",
@@ -55,15 +56,15 @@
       method: rec.method,
       url: rec.url,
       status,
-      content_type: contentType,
-      duration_ms: Math.round((now() - rec.start) * 10) / 10,
-      request_headers: rec.headers,
-      response_headers: responseHeaders,
-      request_body: request.body,
-      response_body: response.body,
+      contentType,
+      duration: Math.round((now() - rec.start) * 10) / 10,
+      requestHeaders: rec.headers,
+      responseHeaders,
+      requestBody: request.body,
+      responseBody: response.body,
     };
-    if (request.truncated) item.request_truncated = true;
-    if (response.truncated) item.response_truncated = true;
+    if (request.truncated) item.requestTruncated = true;
+    if (response.truncated) item.responseTruncated = true;
     if (request.truncated || response.truncated) item.truncated = true;
     hub.emit(item);
   }

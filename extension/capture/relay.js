@@ -20,7 +20,7 @@
   let ackPending = false;
   let pending = [];
   let pendingChars = 0;
-  const TEXT_FIELDS = ["text", "data", "stack", "message", "request_body", "response_body"];
+  const TEXT_FIELDS = ["text", "data", "stack", "message", "requestBody", "responseBody"];
   const weight = (item) => TEXT_FIELDS.reduce((n, k) => n + (typeof item[k] === "string" ? item[k].length : 0), 200);
   let dropped = 0;
   let timer = 0;

@@ -28,7 +28,8 @@
   const { addEventListener: on, removeEventListener: off } = hub.native;
 
   function emit(conn, event, extra) {
-    hub.emit({ kind: "ws", ts: hub.isoNow(), event, connection_id: conn.id, url: conn.url, ...extra });
+    // `id` as in seed 003's entries; `connection_id` as the filter of the same name.
+    hub.emit({ kind: "ws", ts: hub.isoNow(), event, id: conn.id, connection_id: conn.id, url: conn.url, ...extra });
   }
 
   const blobSize = hub.native.blobSize;

@@ -158,7 +158,7 @@ async def test_websocket_lifecycle_messages_binary_and_truncation(mcp: StdioMcp,
 
     events = await until(closed, what="the WebSocket's whole life")
     connection = events[0]["connection_id"]
-    assert all(e["connection_id"] == connection for e in events)
+    assert all(e["connection_id"] == e["id"] == connection for e in events)
     assert [e["event"] for e in events if "direction" not in e][::-1] == ["connecting", "open", "close"]
     close = events[0]
     assert (close["code"], close["was_clean"]) == (1000, True) and close["reason"] == ""  # the server's close frame
@@ -243,26 +243,26 @@ async def test_bodies_stay_absent_until_the_user_enables_them_and_never_hold_sec
         lambda: _at_least(entries(mcp, "network_bodies", url_filter="tag=second"), 10), what="ten bodies"
     )
     by_url = {e["url"].split("/api/")[1]: e for e in bodies}
-    assert json.loads(by_url["json?tag=second"]["response_body"]) == {
+    assert json.loads(by_url["json?tag=second"]["responseBody"]) == {
         "user": "alice",
         "items": [1, 2, 3],
         "tag": "second",
     }
-    assert by_url["json?tag=second"]["content_type"].startswith("application/json")
-    assert by_url["text?tag=second"]["response_body"] == "plain text answer"
-    assert by_url["binary?tag=second"]["response_body"] == "[Binary: 2048 bytes, application/octet-stream]"
-    assert json.loads(by_url["fail?tag=second"]["response_body"]) == {"error": "server exploded"}
+    assert by_url["json?tag=second"]["contentType"].startswith("application/json")
+    assert by_url["text?tag=second"]["responseBody"] == "plain text answer"
+    assert by_url["binary?tag=second"]["responseBody"] == "[Binary: 2048 bytes, application/octet-stream]"
+    assert json.loads(by_url["fail?tag=second"]["responseBody"]) == {"error": "server exploded"}
     big = by_url["big?tag=second"]
-    assert big["response_body"] == "b" * 16 * 1024 and big["response_truncated"] is True and big["truncated"] is True
+    assert big["responseBody"] == "b" * 16 * 1024 and big["responseTruncated"] is True and big["truncated"] is True
     posted = by_url["echo-body?tag=second"]
-    assert len(posted["request_body"]) == 8 * 1024 and posted["request_truncated"] is True
-    assert posted["request_body"].startswith('{"name":"Alice"') and posted["request_headers"] == {
+    assert len(posted["requestBody"]) == 8 * 1024 and posted["requestTruncated"] is True
+    assert posted["requestBody"].startswith('{"name":"Alice"') and posted["requestHeaders"] == {
         "content-type": "application/json"
     }
     for url in ("echo-headers?tag=second", "echo-headers?tag=second&via=xhr"):
-        assert by_url[url]["request_headers"] == {"x-trace": "visible-trace"}
-        assert by_url[url]["response_headers"]["content-type"].startswith("application/json")
-    assert json.loads(by_url["json?tag=second&via=xhr"]["response_body"])["tag"] == "second"
+        assert by_url[url]["requestHeaders"] == {"x-trace": "visible-trace"}
+        assert by_url[url]["responseHeaders"]["content-type"].startswith("application/json")
+    assert json.loads(by_url["json?tag=second&via=xhr"]["responseBody"])["tag"] == "second"
     failures = await entries(mcp, "network_bodies", url_filter="tag=second", status_min=500)
     assert len(failures) == 2
 
@@ -280,7 +280,7 @@ async def test_bodies_stay_absent_until_the_user_enables_them_and_never_hold_sec
         assert secret not in text, f"{secret} leaked into observe output"
     for answer in everything.values():
         for entry in answer["entries"]:
-            for headers in (entry.get("request_headers"), entry.get("response_headers")):
+            for headers in (entry.get("requestHeaders"), entry.get("responseHeaders")):
                 assert not SENSITIVE_NAMES & set(headers or {})
 
     e2e_app.engine.pilot.set_capability("capture_network_bodies", False)

@@ -111,5 +111,5 @@ async def test_a_binary_download_without_a_length_is_not_read_ahead_of_the_page(
     assert received == 1024 * 1024, "the page still gets every byte"
 
     [body] = await until(lambda: entries(mcp, "network_bodies", url_filter="stream-binary"), what="the body entry")
-    assert body["response_body"] == "[Binary: unknown size, application/octet-stream]"
+    assert body["responseBody"] == "[Binary: unknown size, application/octet-stream]"
     assert "truncated" not in body

@@ -78,7 +78,7 @@ RING_BYTES: dict[Kind, int] = {
 """Per tab and kind, on top of the count: a few large items cannot take more memory than this."""
 STORE_BYTES = 48 * 1024 * 1024
 """All tabs together; beyond it the least recently active tab's oldest entries go first."""
-HEADER_FIELDS = ("request_headers", "response_headers")
+HEADER_FIELDS = ("requestHeaders", "responseHeaders", "request_headers", "response_headers")
 
 # Bounds for one item (the page side cuts first; these hold whatever arrives).
 MAX_STRING: dict[Kind, int] = {

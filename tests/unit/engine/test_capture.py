@@ -110,7 +110,7 @@ def test_the_least_recently_active_tab_is_forgotten_past_the_tab_limit() -> None
 def test_toggled_kinds_are_dropped_while_off_and_forgotten_when_switched_off() -> None:
     pilot = PilotState()
     store = CaptureStore(pilot)
-    body = {"kind": "body", "url": "/api", "response_body": "{}"}
+    body = {"kind": "body", "url": "/api", "responseBody": "{}"}
     ws = {"kind": "ws", "event": "message", "data": "hi"}
     assert store.ingest(batch(1, body, ws)) == 1, "bodies are off by default, WebSockets on"
     assert not store.enabled("network_bodies") and store.enabled("websocket_events")
@@ -133,9 +133,9 @@ def test_items_are_bounded_and_sensitive_headers_never_kept() -> None:
             {"kind": "log", "text": "x" * 10_000, "args": [list(range(100))], "kind2": {"a": {"b": {"c": {"d": 1}}}}},
             {
                 "kind": "body",
-                "response_body": "y" * 40_000,
-                "request_headers": {"Authorization": "Bearer s", "X-Session-Token": "t", "Accept": "x/y"},
-                "response_headers": {"set-cookie": "a=b", "x-api-key": "k", "My-Secret": "s", "content-type": "a/b"},
+                "responseBody": "y" * 40_000,
+                "requestHeaders": {"Authorization": "Bearer s", "X-Session-Token": "t", "Accept": "x/y"},
+                "responseHeaders": {"set-cookie": "a=b", "x-api-key": "k", "My-Secret": "s", "content-type": "a/b"},
             },
             {"kind": "nonsense"},
             "not an item",
@@ -144,8 +144,8 @@ def test_items_are_bounded_and_sensitive_headers_never_kept() -> None:
     [entry] = store.entries("logs", tab_id=1).entries
     assert len(entry["text"]) == 4096 and entry["truncated"] is True and len(entry["args"][0]) == 50
     [body] = store.entries("network_bodies", tab_id=1).entries
-    assert len(body["response_body"]) == 16 * 1024 and body["truncated"] is True
-    assert body["request_headers"] == {"accept": "x/y"} and body["response_headers"] == {"content-type": "a/b"}
+    assert len(body["responseBody"]) == 16 * 1024 and body["truncated"] is True
+    assert body["requestHeaders"] == {"accept": "x/y"} and body["responseHeaders"] == {"content-type": "a/b"}
 
 
 def test_a_page_cannot_choose_the_tab_cursor_or_frame_of_its_items() -> None:

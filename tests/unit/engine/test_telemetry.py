@@ -87,20 +87,20 @@ async def test_network_filters(engine: Engine) -> None:
 
 
 async def test_bodies_stay_empty_with_a_note_until_the_user_enables_them(engine: Engine) -> None:
-    body = {"kind": "body", "method": "GET", "url": "https://site.test/api", "status": 200, "response_body": "{}"}
+    body = {"kind": "body", "method": "GET", "url": "https://site.test/api", "status": 200, "responseBody": "{}"}
     feed(engine, 1, body)
     off = await engine.call("observe", {"what": "network_bodies"})
     assert off["entries"] == [] and off["capture_enabled"] is False and "tray" in off["note"]
     engine.pilot.set_capability("capture_network_bodies", True)
     feed(engine, 1, body)
     on = await engine.call("observe", {"what": "network_bodies", "status_max": 299})
-    assert on["capture_enabled"] is True and [e["response_body"] for e in on["entries"]] == ["{}"]
+    assert on["capture_enabled"] is True and [e["responseBody"] for e in on["entries"]] == ["{}"]
 
 
 async def test_bodies_come_20_at_a_time_and_other_lists_50_unless_asked(engine: Engine) -> None:
     engine.pilot.set_capability("capture_network_bodies", True)
     for n in range(60):
-        feed(engine, 1, request(n), {"kind": "body", "url": f"https://site.test/api?n={n}", "response_body": "{}"})
+        feed(engine, 1, request(n), {"kind": "body", "url": f"https://site.test/api?n={n}", "responseBody": "{}"})
     bodies = await engine.call("observe", {"what": "network_bodies"})
     assert len(bodies["entries"]) == 20 and bodies["more"] is True
     assert bodies["entries"][0]["url"].endswith("n=59")
