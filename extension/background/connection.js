@@ -113,7 +113,7 @@ export class Connection {
   async open() {
     clearTimeout(this.retryTimer);
     this.target = await loadTarget();
-    const pairing = await loadPairing();
+    const pairing = this.target.managed ? null : await loadPairing(); // the managed browser has its launch secret
     this.paired = !!pairing?.token;
     let auth = "none";
     let secret = "";

@@ -33,6 +33,9 @@ log = logging.getLogger("tabpilot.engine")
 
 DEFAULT_APPROVAL_WAIT_MS = 20_000
 APPROVAL_REPLY_MARGIN_S = 0.1  # the answer still has to travel back to the agent's client
+ANSWERED_AT_ONCE_S = 0.25
+"""An approval answered this fast came from a rule or `--approve auto`, not from a person reading a
+prompt: the tab cannot have moved on meanwhile, so it is not looked at again (a round trip saved)."""
 DEFAULT_REDACT = ("input[type=password]", "[data-sensitive]", "[data-private]", ".sensitive")
 
 
@@ -183,15 +186,17 @@ class Engine:
         try:
             scope = self._approval_scope(command, params)
             if scope is not None and not approved:
+                asked_at = self.clock.monotonic()
                 tab_id, tab_url = await self._approve(
                     job, command, _shown_in_full(params), agent, scope, params.get("tab_id")
                 )
+                waited = self.clock.monotonic() - asked_at > ANSWERED_AT_ONCE_S
                 self._gate(command)  # the user may have switched the pilot off while the prompt waited
                 if tab_id is not None and command.targets_tab:
                     # What was approved is this tab, showing this site: not whichever tab is in front
                     # by the time the person answers.
                     params["tab_id"] = tab_id
-                    if command.approval_steps is None or scope.acts_on_current_tab:
+                    if waited and (command.approval_steps is None or scope.acts_on_current_tab):
                         await self._still_on(tab_id, tab_url, command)
             job.progress_listeners.append(self._progress_events(started, job))
             job.set_status("running")

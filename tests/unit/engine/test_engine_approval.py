@@ -154,16 +154,29 @@ async def test_the_command_runs_in_the_tab_that_was_approved(
 
 
 async def test_a_tab_that_moved_to_another_site_while_the_prompt_waited_is_left_alone(
-    engine: Engine, browser: FakeBrowser, approvals: FakeApprovals
+    make_engine: EngineFactory, browser: FakeBrowser, approvals: FakeApprovals
 ) -> None:
+    clock = FakeClock()
+    engine = make_engine(clock=clock)
     approvals.script = ["hold"]
     browser.queue("tabs.resolve", {"tab_id": 7, "url": "https://shop.test/cart", "title": "Cart"})
     call = asyncio.get_running_loop().create_task(engine.call("interact", JS))
     await until(lambda: approvals.held, timeout=5, what="the prompt")
     browser.replies["tabs.resolve"] = {"tab_id": 7, "url": "https://evil.test/", "title": "Evil"}
+    clock.advance(4)  # the person reads the prompt
     approvals.held[0].set_result("allow")
     with pytest.raises(TabpilotError) as err:
         await call
     assert err.value.code == "domain_changed"
     assert err.value.details["approved_origin"] == "https://shop.test"
     assert browser.acting_calls == []
+
+
+async def test_an_answer_given_at_once_does_not_look_at_the_tab_again(
+    engine: Engine, browser: FakeBrowser, approvals: FakeApprovals
+) -> None:
+    """A rule or `--approve auto` answers in no time: the tab seen for the question is the tab acted on."""
+    approvals.script = ["allow"]
+    browser.replies["js.execute"] = {"success": True, "result": 1}
+    assert await engine.call("interact", JS) == {"success": True, "result": 1}
+    assert [c.op for c in browser.calls].count("tabs.resolve") == 1
