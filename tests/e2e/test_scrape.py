@@ -172,7 +172,7 @@ async def test_json_schema_extraction_validates_rows(
     assert bad["data"][0] == {"n": 1, "label": "Row 1 of page 1", "price": None}
     problems = bad["metadata"]["validation_errors"]
     assert len(problems) == 5
-    assert problems[0] == {"row": 0, "path": "price", "message": "None is not of type 'number'"}
+    assert problems[0] == {"row": 0, "path": "price", "message": "null is not of type number"}
 
 
 async def test_a_workflow_reports_progress_and_answers_running_past_wait_ms(

@@ -6,6 +6,7 @@ objects) whose properties carry their spec in `x-selector`; the JSON Schema then
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -184,5 +185,27 @@ def validate_rows(rows: list[dict[str, Any]], row_schema: dict[str, Any]) -> lis
     for index, row in enumerate(rows):
         for error in sorted(validator.iter_errors(row), key=lambda e: list(e.path)):
             path = "/".join(str(p) for p in error.absolute_path) or "(row)"
-            problems.append({"row": index, "path": path, "message": error.message})
+            problems.append({"row": index, "path": path, "message": _message(error)})
     return problems
+
+
+def _shown(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False, default=str)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _message(error: Any) -> str:
+    """jsonschema's message in JSON's words (null, true, "text"), not Python's (None, True, 'text')."""
+    expected = error.validator_value
+    if error.validator == "type":
+        names = expected if isinstance(expected, list) else [expected]
+        return f"{_shown(error.instance)} is not of type {' or '.join(str(n) for n in names)}"
+    if error.validator == "enum" and isinstance(expected, list):
+        return f"{_shown(error.instance)} is not one of {_shown(expected)}"
+    if error.validator == "const":
+        return f"{_shown(error.instance)} is not {_shown(expected)}"
+    if error.validator == "required" and isinstance(error.instance, dict) and isinstance(expected, list):
+        missing = [name for name in expected if name not in error.instance]
+        if missing:
+            return f"the required property {_shown(missing[0])} is missing"
+    return str(error.message)

@@ -232,7 +232,7 @@ async def test_json_schema_rows_are_validated(engine: Engine, browser: FakeBrows
     ]
     assert result["data"] == [{"name": "A", "points": 3}, {"name": "B", "points": None}]
     assert result["metadata"]["validation_errors"] == [
-        {"row": 1, "path": "points", "message": "None is not of type 'integer'"}
+        {"row": 1, "path": "points", "message": "null is not of type integer"}
     ]
 
 

@@ -173,7 +173,7 @@ async def test_json_schema_failures_show_up_in_workflow_metadata(wf_engine: Engi
     browser.replies["scrape.extract"] = page([{"n": 1}, {"n": None}])
     result = await wf_engine.call("interact", workflow_args([{**EXTRACT, "schema": schema}]))
     assert result["metadata"]["validation_errors"] == [
-        {"row": 1, "path": "n", "message": "None is not of type 'integer'"}
+        {"row": 1, "path": "n", "message": "null is not of type integer"}
     ]
     browser.replies["scrape.extract"] = page([{"n": 1}])
     result = await wf_engine.call("interact", workflow_args([{**EXTRACT, "schema": schema}]))
