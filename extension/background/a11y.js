@@ -4,7 +4,8 @@
 // The 30 s result cache lives in the app (engine/a11y.py), which knows every caller.
 // axe refuses to run twice at once in a document, so there is at most one run per tab: an identical
 // request joins it, a different one waits for it. Node snippets and selectors never carry the values
-// or text of redacted elements (the same selectors as content/agent.js: `redact`, or its defaults).
+// or text of redacted elements (content/agent.js's redaction: `redact`, or its defaults).
+import { ensureAgent } from "./content.js";
 import { Codes, TPError } from "./protocol.js";
 import { assertReadable } from "./tabs.js";
 
@@ -29,8 +30,6 @@ async function runAxe(opts) {
   const MAX_HTML = 200;
   const AXE_MAX_SOURCE = 300; // axe keeps only the opening tag of longer elements
   const REDACTED = "[REDACTED]";
-  const DEFAULT_REDACT = ["input[type=password]", "[data-sensitive]", "[data-private]", ".sensitive"];
-  const ALWAYS_REDACT = "input[type=password]";
   if (opts.scope) {
     let found;
     try {
@@ -65,32 +64,18 @@ async function runAxe(opts) {
     release();
   }
 
-  // As in content/agent.js: each selector on its own, one the browser cannot parse is skipped.
-  const list = Array.isArray(opts.redact) ? opts.redact.filter((s) => typeof s === "string" && s.trim()) : DEFAULT_REDACT;
-  const marked = new Set();
-  const usable = [];
-  for (const one of list.includes(ALWAYS_REDACT) ? list : [ALWAYS_REDACT, ...list]) {
-    try {
-      for (const el of document.querySelectorAll(one)) marked.add(el);
-      usable.push(one);
-    } catch {
-      // skipped
-    }
-  }
-  const redactSelector = usable.join(", ");
-  const holders = new Set();
+  // The content agent's redaction (content/agent.js): the same selectors, skipped when unparsable.
+  const page = globalThis.__tabpilot.lib;
+  const red = page.redaction(opts.redact);
+  const { marked, holders, selector: redactSelector } = red;
+  const isRedacted = (el) => page.isRedacted(el, red);
   const secrets = new Set();
   for (const el of marked) {
-    for (let n = el.parentElement; n && !holders.has(n); n = n.parentElement) holders.add(n);
     for (const n of [el, ...el.querySelectorAll("[value]")]) {
       const value = n.getAttribute("value");
       if (value) secrets.add(value);
     }
   }
-  const isRedacted = (el) => {
-    for (let n = el; n; n = n.parentElement) if (marked.has(n)) return true;
-    return false;
-  };
   const scrub = (n) => {
     if (n.hasAttribute("value")) n.setAttribute("value", REDACTED);
     if (n.firstChild || n.localName === "textarea") n.textContent = REDACTED;
@@ -206,6 +191,7 @@ async function topDocument(tabId) {
 }
 
 async function startRun(tabId, opts) {
+  await ensureAgent(tabId); // its redaction is used for the snippets
   const loaded = await inTopFrame(tabId, { func: () => typeof globalThis.axe?.run === "function" });
   if (!loaded) await inTopFrame(tabId, { files: [AXE_FILE] });
   return inTopFrame(tabId, { func: runAxe, args: [opts] });

@@ -36,6 +36,11 @@ export async function askPage(tabId, op, params) {
   return reply ?? undefined;
 }
 
+/** The content agent in the tab's top frame, injected if it is not running there yet. */
+export async function ensureAgent(tabId) {
+  if (!(await inject(tabId, { func: () => !!globalThis.__tabpilot?.lib }))) await inject(tabId, { files: CONTENT_FILES });
+}
+
 export function unwrap(reply) {
   if (reply.error) throw new TPError(reply.error.code, reply.error.message, reply.error.details);
   return reply.data;
