@@ -148,8 +148,8 @@ class DiskWorkflowStore:
         self.refresh(path)
 
     def delete(self, workflow_id: str) -> bool:
-        """Takes the workflow off the list; its file and runs are kept in `workflows/.deleted/` (nothing
-        is lost: moving a file back restores it)."""
+        """Takes the workflow off the list; its file and runs are kept in `workflows/.deleted/` as
+        `<id>.<time>.json` (nothing is lost: moved back as `<id>.json`, it is listed again)."""
         path = self.folder / f"{workflow_id}.json"
         if "/" in workflow_id or not path.exists():
             return False
