@@ -86,7 +86,7 @@ did not start); past this size it is moved to serve-autostart.log.1 (one old cop
 An auto-started serve logs to logs/tabpilot.log only, which rotates by itself."""
 
 
-def _cap(log: Path) -> None:
+def cap_autostart_log(log: Path) -> None:
     try:
         if log.stat().st_size > AUTOSTART_LOG_MAX:
             os.replace(log, log.with_name(log.name + ".1"))
@@ -98,7 +98,7 @@ def start_background_serve(paths: Paths, timeout_s: float = 30.0) -> Target:
     """Start `tabpilot serve --browser managed --headless` (pilot off) detached, and wait until it answers."""
     log = paths.log_dir / "serve-autostart.log"
     paths.log_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
-    _cap(log)
+    cap_autostart_log(log)
     with os.fdopen(os.open(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600), "ab") as out:
         subprocess.Popen(
             [
