@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import io
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -19,10 +18,10 @@ class Terminal(io.StringIO):
 
 
 @pytest.fixture
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, no_keyring: None) -> Iterator[Path]:
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, no_keyring: None) -> Path:
     monkeypatch.setenv("TABPILOT_HOME", str(tmp_path / "home"))
     monkeypatch.setattr("sys.stdin", Terminal())
-    yield tmp_path / "home"
+    return tmp_path / "home"
 
 
 def answers(monkeypatch: pytest.MonkeyPatch, *values: str) -> list[str]:
