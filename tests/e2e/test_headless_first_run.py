@@ -84,6 +84,16 @@ def machine(tmp_path: Path) -> Machine:
     return Machine(tmp_path / "home", env, repo)
 
 
+def _gone(pid: int) -> bool:
+    """The process has ended (an orphan's zombie waiting for whoever adopted it to reap it counts)."""
+    if not statefile.pid_alive(pid):
+        return True
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z"
+    except (OSError, IndexError):
+        return True
+
+
 def _executable(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text)
@@ -155,7 +165,7 @@ async def test_scripts_run_then_status_mcp_and_stop_from_other_shells(
     stopped = await asyncio.to_thread(machine.tabpilot, "stop")
     assert stopped.returncode == 0, stopped.stdout + stopped.stderr
     assert await asyncio.wait_for(run_script[0].wait(), 20) == 0
-    assert not statefile.pid_alive(int(shown["pid"]))
+    assert _gone(int(shown["pid"]))
     assert (await asyncio.to_thread(machine.status))["exit"] == 3
 
     token = paths.token_file.read_text().strip()
@@ -276,3 +286,29 @@ def _with_stdin(home: Path, value: str) -> subprocess.CompletedProcess[str]:
         timeout=60,
         check=False,
     )
+
+
+async def test_mcp_on_a_headless_machine_starts_an_app_that_every_shell_reaches(machine: Machine) -> None:
+    """No app running, no keyring: `tabpilot mcp` starts `serve --browser managed --headless`, and a
+    plain shell's status and stop reach it (its token is in the file)."""
+    mcp = StdioMcp({})
+    mcp.env = machine.env
+    await mcp.start(timeout=90)
+    try:
+
+        async def connected() -> dict[str, Any] | None:
+            pilot = await mcp.ok("observe", {"what": "pilot"})
+            return pilot if pilot["extension_connected"] else None
+
+        pilot = await until(connected, timeout=60, what="the auto-started serve's browser to connect")
+        assert pilot["ai_web_pilot"] is False
+        shown = await asyncio.to_thread(machine.status)
+        assert shown["exit"] == 0
+        assert shown["auto_started"] is True
+    finally:
+        await mcp.close()
+        stopped = await asyncio.to_thread(machine.tabpilot, "stop")
+    assert stopped.returncode == 0, stopped.stdout + stopped.stderr
+    await until(lambda: _gone(int(shown["pid"])), timeout=20, what="the auto-started app's process to end")
+    log = Paths.resolve(machine.home).log_dir / "serve-autostart.log"
+    assert stat.S_IMODE(log.stat().st_mode) == 0o600
