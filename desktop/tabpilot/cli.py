@@ -147,7 +147,8 @@ def _parser() -> argparse.ArgumentParser:
     )
     pairings.add_argument("--json", action="store_true", help="print them as JSON")
     pairings_sub = pairings.add_subparsers(dest="pairings_action", metavar="{list,revoke}")
-    pairings_sub.add_parser("list", help="the paired browsers (the default)")
+    listing = pairings_sub.add_parser("list", help="the paired browsers (the default)")
+    listing.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help="print them as JSON")
     revoke = pairings_sub.add_parser("revoke", help="forget a paired browser; it is cut off if connected")
     revoke.add_argument("pair_id", metavar="ID", help="the pairing's id, as `tabpilot pairings` shows it")
     return parser
