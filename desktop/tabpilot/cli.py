@@ -296,8 +296,9 @@ def _status(paths: Paths, args: argparse.Namespace) -> int:
         else:
             print(str(exc))
         return EXIT_NOT_RUNNING
+    secrets = target.state.secrets
     if args.json:
-        print(json.dumps({"running": True, **status}, indent=2))
+        print(json.dumps({"running": True, **status, "secrets": secrets}, indent=2))
         return 0
     browser = status.get("browser") or {}
     link = (
@@ -311,6 +312,10 @@ def _status(paths: Paths, args: argparse.Namespace) -> int:
     print(f"  browser link: {link}")
     print(f"  AI Web Pilot: {'ON' if status.get('ai_web_pilot') else 'off'}")
     print(f"  home:         {status.get('home')}")
+    where = "the OS keyring"
+    if secrets == "file":
+        where = f"files only you can read, in {paths.state_dir} (no OS keyring)"
+    print(f"  secrets:      {where}")
     return 0
 
 

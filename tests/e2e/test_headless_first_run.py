@@ -149,6 +149,8 @@ async def test_scripts_run_then_status_mcp_and_stop_from_other_shells(
     text = await asyncio.to_thread(machine.tabpilot, "status")
     assert text.returncode == 0, text.stdout + text.stderr
     assert f"pid {shown['pid']}" in text.stdout
+    assert f"secrets:      files only you can read, in {machine.home} (no OS keyring)" in text.stdout
+    assert shown["secrets"] == "file"
 
     mcp = StdioMcp({})
     mcp.env = machine.env  # the agent's own shell, with no keyring either
