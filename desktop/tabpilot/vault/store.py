@@ -85,7 +85,10 @@ class KeyringVault(Vault):
         return keyring_store.get_token(self.account)
 
     def get_or_create_token(self) -> str:
-        return keyring_store.get_or_create_token(self.account)
+        token = keyring_store.get_or_create_token(self.account)
+        # A token file left by a run without a keyring is stale now: no copy of a token lies around.
+        self.paths.token_file.unlink(missing_ok=True)
+        return token
 
     def rotate_token(self) -> str:
         return keyring_store.rotate_token(self.account)

@@ -92,3 +92,12 @@ def test_an_old_state_file_means_the_keyring_and_a_foreign_value_is_refused(path
     assert state.secrets == "keyring"
     paths.state_file.write_text('{"pid": 12, "port": 47615, "mode": "serve", "secrets": "/etc/passwd"}')
     assert statefile.read(paths.state_file) is None
+
+
+def test_with_a_keyring_the_token_file_of_a_run_without_one_is_removed(secret_service: None, paths: Paths) -> None:
+    files.get_or_create_token(paths.token_file)
+    vault = store.open_vault(paths, "serve")
+    assert vault.location == "keyring"
+    token = vault.get_or_create_token()
+    assert not paths.token_file.exists()
+    assert vault.get_token() == token
