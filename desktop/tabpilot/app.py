@@ -7,7 +7,7 @@ import importlib
 import logging
 import os
 import time
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from tabpilot import __version__
@@ -30,9 +30,7 @@ from tabpilot.storage import statefile
 from tabpilot.storage.lock import InstanceLock
 from tabpilot.storage.settings import Settings
 from tabpilot.storage.workflow_store import DiskWorkflowStore
-from tabpilot.vault import keyring_store
-from tabpilot.vault.keyring_store import KeyringDocument, KeyringPairings, KeyringRules
-from tabpilot.vault.secrets import SecretsVault
+from tabpilot.vault.store import open_vault
 
 if TYPE_CHECKING:
     from tabpilot.agent.server import McpEndpoint
@@ -66,10 +64,11 @@ class App:
         self.settings = Settings.load(paths.config_file)
         self.link = ExtensionLink()
         self.workflows = DiskWorkflowStore(paths.workflows_dir, paths.runs_dir)
-        self.secrets = SecretsVault()
+        self.vault = open_vault(paths, options.mode)  # the OS keyring; serve without one: private files
+        self.secrets = self.vault.secrets
         self.human_approvals = approvals
-        self.policy = ApprovalPolicy(approvals, KeyringRules(paths.keyring_account))
-        self.pairings = PairingBook(KeyringPairings(paths.keyring_account))
+        self.policy = ApprovalPolicy(approvals, self.vault.rules())
+        self.pairings = PairingBook(self.vault.pairings())
         self.engine = Engine(
             build_registry(),
             self.link,
@@ -86,7 +85,7 @@ class App:
         )
         pilot = self.engine.pilot
         pilot.ai_web_pilot = bool(options.pilot)
-        self._capabilities = KeyringDocument("capabilities", paths.keyring_account)
+        self._capabilities = self.vault.document("capabilities")
         self.capture = store_for(self.engine)  # the pages' console, errors, network, WebSockets
         self.link.on_event(self.capture.on_link_event)
         self.token = ""
@@ -116,11 +115,9 @@ class App:
             self.settings.save(self.paths.config_file)  # a fresh home shows its settings, for editing
         if self.options.browser == "managed":
             self._prepare_managed(self.options.headless).warm_up_soon()
-        self.token = await asyncio.to_thread(keyring_store.get_or_create_token, self.paths.keyring_account)
+        self.token = await asyncio.to_thread(self.vault.get_or_create_token)
         if self.options.pilot is None:
-            self.engine.pilot.ai_web_pilot = await asyncio.to_thread(
-                keyring_store.remembered_pilot, self.paths.keyring_account
-            )
+            self.engine.pilot.ai_web_pilot = await asyncio.to_thread(self.vault.remembered_pilot)
         remembered = await asyncio.to_thread(self._capabilities.read)
         if isinstance(remembered, dict):
             for name, on in remembered.items():
@@ -133,6 +130,8 @@ class App:
             auth=AppAuth(self),
             welcome_state=self._link_state,
             pair=self.offer_pairing_code,
+            pairings=self.pairing_list,
+            revoke_pairing=self.revoke_pairing,
         )
         self.bridge = BridgeServer(self.link, self.token, extension_origin(), hooks)
         port = self.options.port if self.options.port is not None else self.settings.port
@@ -150,6 +149,7 @@ class App:
                 auto_started=self.options.auto_started,
                 version=__version__,
                 started_at=self._started_at,
+                secrets=self.vault.location,
             ),
         )
         log.info(
@@ -222,7 +222,7 @@ class App:
         if self.bridge is not None:
             await self.bridge.stop()
         self.workflows.close()
-        await asyncio.to_thread(keyring_store.flush_writes)
+        await asyncio.to_thread(self.vault.flush)
         statefile.remove(self.paths.state_file, os.getpid())
         self._lock.release()
         self.stopped.set()
@@ -269,7 +269,7 @@ class App:
         self.engine.pilot.set_pilot(on)
         log.info("AI Web Pilot turned %s by the user", "ON" if on else "off")
         if remember:
-            keyring_store.remember_pilot(self.paths.keyring_account, on)
+            self.vault.remember_pilot(on)
 
     def capture_status(self) -> dict[str, Any]:
         """For the tray: the two capture toggles, and per tab what capture holds (entries per kind)."""
@@ -321,7 +321,7 @@ class App:
 
     def rotate_token(self) -> None:
         """A new bridge token: clients holding the old one (tabpilot mcp sessions) must reconnect."""
-        self.token = keyring_store.rotate_token(self.paths.keyring_account)
+        self.token = self.vault.rotate_token()
         if self.bridge is not None:
             self.bridge.set_token(self.token)
         log.warning("the bridge token was rotated; running `tabpilot mcp` sessions must restart")
@@ -340,6 +340,10 @@ class App:
         pending = self.pairings.offer()
         log.info("pairing code offered (valid %d minutes)", CODE_LIFETIME_S // 60)
         return {"code": show_code(pending.code), "expires_in_s": CODE_LIFETIME_S}
+
+    def pairing_list(self) -> list[dict[str, Any]]:
+        """The paired browsers as `tabpilot pairings` shows them: every field but the key."""
+        return [{k: v for k, v in asdict(p).items() if k != "key"} for p in self.pairings.paired()]
 
     def revoke_pairing(self, pair_id: str) -> bool:
         """Forget a paired browser; if it is the one connected, cut it off now."""

@@ -1,4 +1,4 @@
-"""Entry points: `tabpilot` (tray), `serve`, `mcp`, `status`, `stop`, `call`."""
+"""Entry points: `tabpilot` (tray), `serve`, `mcp`, `status`, `stop`, `pair`, `call`, `secret`, `pairings`."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import os
 import signal
 import sys
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from tabpilot import __version__
@@ -20,8 +21,59 @@ if TYPE_CHECKING:
 EXIT_NOT_RUNNING = 3
 AUTO_IDLE_EXIT_S = 30 * 60
 
+MCP_HELP = """\
+An MCP server on stdio for AI agents: it relays to the running Tabpilot app (tray or serve) and, when
+none runs for this home, starts `tabpilot serve --browser managed --headless` in the background (AI Web
+Pilot off; it stops after 30 idle minutes). Add it to your agent, e.g.:
+
+  claude mcp add tabpilot -- /path/to/tabpilot/.venv/bin/tabpilot mcp
+  {"mcpServers": {"tabpilot": {"command": "/path/to/tabpilot/.venv/bin/tabpilot", "args": ["mcp"]}}}
+
+"""
+
+CALL_HELP = """\
+One tool call from a shell, against the running app: prints the result as JSON and exits 0; an error
+result is printed and exits 1; arguments that are not JSON exit 2; no app running exits 3.
+
+"""
+
+SECRET_HELP = """\
+Named secrets that workflows use as {{secret:NAME}}. They live in the OS keyring (service `tabpilot`);
+where no keyring can be reached (a server, a container, CI), in the private file vault/secrets.json
+beside the state file (mode 0600) - the same store the running app reads. Values are never printed.
+"""
+
+PAIRINGS_HELP = """\
+Your own browsers paired with this app (the managed browser needs no pairing). With the app running
+this asks the app, and a revoke cuts the browser off at once; otherwise it reads the store the app
+uses (the OS keyring, or where none is reachable vault/pairings.json beside the state file).
+"""
+
+
+class _Parser(argparse.ArgumentParser):
+    """A parser whose epilog is built only when its help is shown (the tools' list imports the registry)."""
+
+    def __init__(self, *args: Any, lazy_epilog: Callable[[], str] | None = None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.lazy_epilog = lazy_epilog
+
+    def format_help(self) -> str:
+        if self.lazy_epilog is not None:
+            self.epilog = (self.epilog or "") + self.lazy_epilog()
+        return super().format_help()
+
+
+def _tools(style: str) -> Callable[[], str]:
+    def render() -> str:
+        from tabpilot.tool_help import tools_help
+
+        return tools_help("call" if style == "call" else "mcp")
+
+    return render
+
 
 def _parser() -> argparse.ArgumentParser:
+    raw = argparse.RawDescriptionHelpFormatter
     parser = argparse.ArgumentParser(
         prog="tabpilot",
         description="Let AI coding agents read and drive your own browser, on localhost, under your control. "
@@ -29,7 +81,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"tabpilot {__version__}")
     parser.add_argument("-v", "--verbose", action="store_true", help="log debug detail")
-    sub = parser.add_subparsers(dest="command")
+    sub = parser.add_subparsers(dest="command", parser_class=_Parser)
 
     serve = sub.add_parser("serve", help="run the engine and bridge with no UI (servers, CI, headless use)")
     serve.add_argument(
@@ -50,14 +102,55 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--auto-started", action="store_true", help=argparse.SUPPRESS)
     serve.add_argument("--idle-exit", type=float, help=argparse.SUPPRESS)
 
-    sub.add_parser("mcp", help="an MCP server on stdio; starts a headless serve when no app runs")
+    sub.add_parser(
+        "mcp",
+        help="an MCP server on stdio; starts a headless serve when no app runs",
+        description=MCP_HELP,
+        formatter_class=raw,
+        lazy_epilog=_tools("mcp"),
+    )
     status = sub.add_parser("status", help="is the app running; its port, browser link and pilot state")
     status.add_argument("--json", action="store_true", help="print the status as JSON")
     sub.add_parser("stop", help="stop the running app (tray or serve)")
     sub.add_parser("pair", help="a one-time code to type into the extension's popup, to pair your own browser")
-    call = sub.add_parser("call", help='run one tool call: tabpilot call observe \'{"what":"page"}\'')
+    call = sub.add_parser(
+        "call",
+        help='run one tool call: tabpilot call observe \'{"what":"page"}\'',
+        description=CALL_HELP,
+        formatter_class=raw,
+        lazy_epilog=_tools("call"),
+    )
     call.add_argument("tool", choices=("observe", "interact", "configure", "generate"))
-    call.add_argument("arguments", nargs="?", default="{}", help="the tool's arguments as JSON")
+    call.add_argument("arguments", nargs="?", default="{}", help="the tool's arguments as JSON (default {})")
+
+    secret = sub.add_parser(
+        "secret", help="named secrets for workflows: set, list, rm", description=SECRET_HELP, formatter_class=raw
+    )
+    secret_sub = secret.add_subparsers(dest="secret_action", required=True, metavar="{set,list,rm}")
+    secret_set = secret_sub.add_parser(
+        "set",
+        help="save a secret; the value is asked for (hidden) or read from stdin, never an argument",
+        description="Save (or change) secret NAME. On a terminal the value is asked for twice, hidden; "
+        "otherwise it is read from stdin (one trailing newline dropped), e.g. `pass show x | tabpilot secret "
+        "set x`. Never pass a value as an argument: others can read a command line.",
+    )
+    secret_set.add_argument("name", help="letters, digits, _ . -, starting with a letter or _ (at most 64)")
+    secret_sub.add_parser("list", help="the names of the saved secrets (never their values)")
+    secret_rm = secret_sub.add_parser("rm", help="delete a secret")
+    secret_rm.add_argument("name")
+
+    pairings = sub.add_parser(
+        "pairings",
+        help="list your paired browsers; `pairings revoke ID` forgets one",
+        description=PAIRINGS_HELP,
+        formatter_class=raw,
+    )
+    pairings.add_argument("--json", action="store_true", help="print them as JSON")
+    pairings_sub = pairings.add_subparsers(dest="pairings_action", metavar="{list,revoke}")
+    listing = pairings_sub.add_parser("list", help="the paired browsers (the default)")
+    listing.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help="print them as JSON")
+    revoke = pairings_sub.add_parser("revoke", help="forget a paired browser; it is cut off if connected")
+    revoke.add_argument("pair_id", metavar="ID", help="the pairing's id, as `tabpilot pairings` shows it")
     return parser
 
 
@@ -79,6 +172,14 @@ def main(argv: list[str] | None = None) -> int:
         return _stop(paths)
     if command == "pair":
         return _pair(paths)
+    if command == "secret":
+        from tabpilot.cli_stores import secret_command
+
+        return secret_command(paths, args)
+    if command == "pairings":
+        from tabpilot.cli_stores import pairings_command
+
+        return pairings_command(paths, args)
     return _call(paths, args)
 
 
@@ -123,7 +224,9 @@ def _serve(paths: Paths, args: argparse.Namespace) -> int:
     from tabpilot.approvals import headless_approvals
     from tabpilot.vault.keyring_store import KeyringUnavailable
 
-    logsetup.configure(paths, verbose=args.verbose)
+    # An auto-started serve has no one reading its stderr (it goes to serve-autostart.log): it logs to
+    # its rotating log file only, so a storm of warnings cannot fill the disk.
+    logsetup.configure(paths, verbose=args.verbose, stderr=not args.auto_started)
     options = serve_options(args)
 
     async def run() -> int:
@@ -152,6 +255,14 @@ def _serve(paths: Paths, args: argparse.Namespace) -> int:
             file=sys.stderr,
             flush=True,
         )
+        if app.vault.location == "file":
+            print(
+                f"No OS keyring here: the bridge token is in {app.vault.token_where}, so `tabpilot status`, "
+                f"`mcp` and `stop` work from every shell of yours; named secrets go in {app.vault.secrets.where} "
+                "(`tabpilot secret set NAME`).",
+                file=sys.stderr,
+                flush=True,
+            )
         try:
             await app.stopped.wait()
         finally:
@@ -167,14 +278,27 @@ def _status(paths: Paths, args: argparse.Namespace) -> int:
     try:
         target = client.find(paths)
         status: dict[str, Any] = client.request(target, "GET", "/api/v1/status", timeout=5)
+    except client.Unreachable as exc:
+        # It runs, but this shell cannot prove it may talk to it: say so, not "not running".
+        if args.json:
+            state = exc.state
+            print(
+                json.dumps(
+                    {"running": True, "reachable": False, "pid": state.pid, "port": state.port, "message": str(exc)}
+                )
+            )
+        else:
+            print(str(exc))
+        return 1
     except client.NotRunning as exc:
         if args.json:
             print(json.dumps({"running": False, "message": str(exc)}))
         else:
             print(str(exc))
         return EXIT_NOT_RUNNING
+    secrets = target.state.secrets
     if args.json:
-        print(json.dumps({"running": True, **status}, indent=2))
+        print(json.dumps({"running": True, **status, "secrets": secrets}, indent=2))
         return 0
     browser = status.get("browser") or {}
     link = (
@@ -188,6 +312,10 @@ def _status(paths: Paths, args: argparse.Namespace) -> int:
     print(f"  browser link: {link}")
     print(f"  AI Web Pilot: {'ON' if status.get('ai_web_pilot') else 'off'}")
     print(f"  home:         {status.get('home')}")
+    where = "the OS keyring"
+    if secrets == "file":
+        where = f"files only you can read, in {paths.state_dir} (no OS keyring)"
+    print(f"  secrets:      {where}")
     return 0
 
 
@@ -197,6 +325,9 @@ def _stop(paths: Paths) -> int:
 
     try:
         target = client.find(paths)
+    except client.Unreachable as exc:
+        print(f"tabpilot stop: {exc} (`kill {exc.state.pid}` there ends it too.)", file=sys.stderr)
+        return 1
     except client.NotRunning as exc:
         print(str(exc))
         return EXIT_NOT_RUNNING

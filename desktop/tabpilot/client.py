@@ -10,16 +10,25 @@ import time
 import urllib.error
 import urllib.request
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from tabpilot.paths import Paths
 from tabpilot.storage import statefile
 from tabpilot.storage.lock import InstanceLock
-from tabpilot.vault import keyring_store
+from tabpilot.vault import keyring_store, store
 
 
 class NotRunning(RuntimeError):
     pass
+
+
+class Unreachable(NotRunning):
+    """The app runs, but this shell cannot get its token (it is in a keyring out of this shell's reach)."""
+
+    def __init__(self, message: str, state: statefile.AppState) -> None:
+        super().__init__(message)
+        self.state = state
 
 
 @dataclass(frozen=True)
@@ -41,12 +50,16 @@ def find(paths: Paths) -> Target:
     state = statefile.read(paths.state_file)
     if state is None:
         raise NotRunning("Tabpilot is starting or not running (no state file yet).")
+    # The app wrote down where it keeps its token; follow that rather than guess from this shell.
+    vault = store.vault_at(paths, "file" if state.secrets == "file" else "keyring")
+    if vault.location == "keyring" and not keyring_store.reachable():
+        raise Unreachable(store.unreachable_message(state), state)
     try:
-        token = keyring_store.get_token(paths.keyring_account)
+        token = vault.get_token()
     except keyring_store.KeyringUnavailable as exc:
-        raise NotRunning(str(exc)) from exc
+        raise Unreachable(str(exc), state) from exc
     if not token:
-        raise NotRunning("Tabpilot's token is not in the OS keyring; start the app again.")
+        raise NotRunning(f"Tabpilot's token is not in {vault.token_where}; start the app again.")
     return Target(state.port, token, state)
 
 
@@ -67,11 +80,26 @@ def request(target: Target, method: str, path: str, body: Any = None, timeout: f
         raise NotRunning(f"Tabpilot is not answering on port {target.port}: {exc}") from exc
 
 
+AUTOSTART_LOG_MAX = 256 * 1024
+"""serve-autostart.log holds what auto-started serves printed before their own log took over (why one
+did not start); past this size it is moved to serve-autostart.log.1 (one old copy kept) at the next start.
+An auto-started serve logs to logs/tabpilot.log only, which rotates by itself."""
+
+
+def cap_autostart_log(log: Path) -> None:
+    try:
+        if log.stat().st_size > AUTOSTART_LOG_MAX:
+            os.replace(log, log.with_name(log.name + ".1"))
+    except OSError:
+        pass  # no log yet, or another starter moved it first
+
+
 def start_background_serve(paths: Paths, timeout_s: float = 30.0) -> Target:
     """Start `tabpilot serve --browser managed --headless` (pilot off) detached, and wait until it answers."""
     log = paths.log_dir / "serve-autostart.log"
     paths.log_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
-    with open(log, "ab") as out:
+    cap_autostart_log(log)
+    with os.fdopen(os.open(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600), "ab") as out:
         subprocess.Popen(
             [
                 sys.executable,

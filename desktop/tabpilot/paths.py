@@ -45,6 +45,16 @@ class Paths:
         return self.state_dir / "tabpilot.lock"
 
     @property
+    def token_file(self) -> Path:
+        """The bridge token where no OS keyring can be reached (0600, beside the state file)."""
+        return self.state_dir / "tabpilot.token"
+
+    @property
+    def vault_dir(self) -> Path:
+        """Where no OS keyring can be reached: named secrets, pairings and approval rules (0600 files)."""
+        return self.state_dir / "vault"
+
+    @property
     def workflows_dir(self) -> Path:
         return self.data_dir / "workflows"
 

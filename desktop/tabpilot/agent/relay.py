@@ -77,6 +77,8 @@ def run_relay(paths: Paths) -> int:
     try:
         try:
             target = client.find(paths)
+        except client.Unreachable:
+            raise  # it runs, out of this shell's reach: starting another would only fail
         except client.NotRunning:
             print(
                 "tabpilot mcp: no Tabpilot app is running; starting `tabpilot serve --browser managed "

@@ -51,6 +51,8 @@ class BridgeHooks:
     auth: BridgeAuth
     welcome_state: Callable[[], dict[str, Any]]
     pair: Callable[[], dict[str, Any]] = lambda: {}
+    pairings: Callable[[], list[dict[str, Any]]] = lambda: []
+    revoke_pairing: Callable[[str], bool] = lambda _pair_id: False
 
 
 class BridgeServer:
@@ -71,6 +73,8 @@ class BridgeServer:
         self.app.router.add_post("/api/v1/call", self._call)
         self.app.router.add_post("/api/v1/stop", self._stop)
         self.app.router.add_post("/api/v1/pair", self._pair)
+        self.app.router.add_get("/api/v1/pairings", self._pairings)
+        self.app.router.add_post("/api/v1/pairings/revoke", self._revoke_pairing)
         self.app.router.add_route("*", "/mcp", self._mcp)
         self.app.router.add_get("/mcp/ws", self._mcp_socket)
 
@@ -158,6 +162,20 @@ class BridgeServer:
 
     async def _pair(self, request: web.Request) -> web.StreamResponse:
         return web.json_response(self.hooks.pair())
+
+    async def _pairings(self, request: web.Request) -> web.StreamResponse:
+        return web.json_response({"pairings": self.hooks.pairings()})
+
+    async def _revoke_pairing(self, request: web.Request) -> web.StreamResponse:
+        """`tabpilot pairings revoke ID`: through the app, which holds the pairings and cuts the browser off."""
+        try:
+            body = await request.json()
+        except ValueError:
+            body = None
+        pair_id = body.get("pair_id") if isinstance(body, dict) else None
+        if not isinstance(pair_id, str) or not pair_id:
+            return web.json_response({"error": "invalid_params", "message": "Body must be {pair_id}."}, status=400)
+        return web.json_response({"pair_id": pair_id[:100], "revoked": self.hooks.revoke_pairing(pair_id)})
 
     async def _mcp(self, request: web.Request) -> web.StreamResponse:
         if not await self._wait_mcp():

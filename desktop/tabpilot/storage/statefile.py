@@ -9,6 +9,8 @@ from pathlib import Path
 
 from tabpilot.storage.atomic import write_atomic
 
+SECRETS_LOCATIONS = ("keyring", "file")
+
 
 @dataclass(frozen=True)
 class AppState:
@@ -19,6 +21,9 @@ class AppState:
     auto_started: bool = False
     version: str = ""
     started_at: float = 0.0
+    secrets: str = "keyring"
+    """Where the app keeps its bridge token: `keyring` (the OS keyring of the session that started it)
+    or `file` (no keyring reachable: the 0600 token file beside this one). Other shells follow this."""
 
 
 def write(path: Path, state: AppState) -> None:
@@ -33,6 +38,8 @@ def read(path: Path) -> AppState | None:
         return None
     # A hand-edited or foreign file must not make `status` crash or signal process groups (pid 0, -1).
     if not (_whole(state.pid) and 0 < state.pid < 2**31 and _whole(state.port) and isinstance(state.mode, str)):
+        return None
+    if state.secrets not in SECRETS_LOCATIONS:
         return None
     return state
 

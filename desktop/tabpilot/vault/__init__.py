@@ -1,1 +1,1 @@
-"""The OS keyring adapter: the bridge token and named secrets. Never files."""
+"""Where the bridge token and secrets live: the OS keyring, or where none is reachable, private files."""

@@ -1,4 +1,7 @@
-"""Secrets in the OS keyring (Secret Service, Keychain, Credential Manager) through `keyring`."""
+"""Secrets in the OS keyring (Secret Service, Keychain, Credential Manager) through `keyring`.
+
+Where no keyring can be reached, vault/files.py keeps the same things in private files instead
+(vault/store.py chooses)."""
 
 from __future__ import annotations
 
@@ -10,7 +13,7 @@ import threading
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import asdict
-from typing import Any
+from typing import Any, Protocol
 
 import keyring
 import keyring.errors
@@ -62,13 +65,25 @@ def flush_writes(timeout: float | None = 10.0) -> None:
     _writer.flush(timeout)
 
 
-def _backend_ok() -> None:
+NO_KEYRING = (
+    "No OS keyring is available here. The tray app keeps its token and your secrets in the OS keyring: "
+    "on Linux start a Secret Service (e.g. gnome-keyring) in your desktop session. `tabpilot serve` "
+    "works without one (it keeps them in files only you can read)."
+)
+
+
+def reachable() -> bool:
+    """Can this process reach an OS keyring (on Linux: a Secret Service on its D-Bus session)?
+
+    keyring picks its backend once per process by probing each one; none viable leaves the `fail`
+    backend (a `null` one is a user's explicit "no keyring")."""
     backend = keyring.get_keyring()
-    if type(backend).__module__.startswith(("keyring.backends.fail", "keyring.backends.null")):
-        raise KeyringUnavailable(
-            "No OS keyring is available. Tabpilot keeps its token in the keyring, never in files; "
-            "on Linux start a Secret Service (e.g. gnome-keyring) in your session."
-        )
+    return not type(backend).__module__.startswith(("keyring.backends.fail", "keyring.backends.null"))
+
+
+def _backend_ok() -> None:
+    if not reachable():
+        raise KeyringUnavailable(NO_KEYRING)
 
 
 def get_token(account: str) -> str | None:
@@ -155,10 +170,30 @@ class KeyringDocument:
 
         _writer.submit(job)
 
+    def write_now(self, value: Any) -> None:
+        """Write and return once it has landed (after every earlier background write), for a caller
+        that reads it back next: the Secrets list after a save, a command line that exits."""
+        text = json.dumps(value, separators=(",", ":"))
+        _writer.flush()
+        try:
+            keyring.set_password(TOKENS_SERVICE, self.account, text)
+        except keyring.errors.KeyringError as exc:
+            raise KeyringUnavailable(f"The OS keyring refused to save {self.account.split(':')[0]}: {exc}") from exc
 
-class KeyringPairings:
-    def __init__(self, account: str) -> None:
-        self._doc = KeyringDocument("pairings", account)
+
+class Document(Protocol):
+    """A small JSON document in a store the person controls: the OS keyring, or a private file."""
+
+    def read(self) -> Any: ...
+
+    def write(self, value: Any) -> None: ...
+
+
+class StoredPairings:
+    """The paired browsers, in a document (a PairingVault for bridge/pairing.py's PairingBook)."""
+
+    def __init__(self, doc: Document) -> None:
+        self._doc = doc
 
     def load(self) -> list[Pairing]:
         return pairings_from_json(self._doc.read())
@@ -167,9 +202,11 @@ class KeyringPairings:
         self._doc.write(pairings_to_json(pairings))
 
 
-class KeyringRules:
-    def __init__(self, account: str) -> None:
-        self._doc = KeyringDocument("approval-rules", account)
+class StoredRules:
+    """The standing approval rules, in a document."""
+
+    def __init__(self, doc: Document) -> None:
+        self._doc = doc
 
     def load(self) -> list[Rule]:
         raw = self._doc.read()
@@ -179,3 +216,13 @@ class KeyringRules:
 
     def save(self, rules: list[Rule]) -> None:
         self._doc.write([asdict(r) for r in rules])
+
+
+class KeyringPairings(StoredPairings):
+    def __init__(self, account: str) -> None:
+        super().__init__(KeyringDocument("pairings", account))
+
+
+class KeyringRules(StoredRules):
+    def __init__(self, account: str) -> None:
+        super().__init__(KeyringDocument("approval-rules", account))
