@@ -5,14 +5,16 @@ from __future__ import annotations
 import asyncio
 import importlib
 import logging
+import math
 import os
+import sys
 import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from tabpilot import __version__
 from tabpilot.bridge.link import ExtensionLink
-from tabpilot.bridge.pairing import CODE_LIFETIME_S, PairingBook, key_of, show_code
+from tabpilot.bridge.pairing import CODE_LIFETIME_S, HOLD_OFF_S, PairingBook, PendingRequest, key_of, show_code
 from tabpilot.bridge.protocol import Hello, Refused
 from tabpilot.bridge.server import BridgeHooks, BridgeServer
 from tabpilot.browser.managed import ManagedBrowser
@@ -97,6 +99,7 @@ class App:
         self._started_at = time.time()
         self._lock = InstanceLock(paths.lock_file)
         self._awaiting_link = False
+        self._linked_pair = ""
         self._tasks: set[asyncio.Task[Any]] = set()
 
     # -- lifecycle -------------------------------------------------------------------------------
@@ -341,6 +344,60 @@ class App:
         log.info("pairing code offered (valid %d minutes)", CODE_LIFETIME_S // 60)
         return {"code": show_code(pending.code), "expires_in_s": CODE_LIFETIME_S}
 
+    def show_pairing_request(self, pending: PendingRequest) -> None:
+        """An unpaired browser knocked: its code goes to the person only — the tray's pairing window
+        (ui/pairing.py watches the book), or the terminal of a `serve` a person started — and never to the
+        log, which any program of the user's can read."""
+        browser = pending.browser
+        about = f"{browser.get('name') or 'browser'} {browser.get('version') or ''}".strip()
+        if browser.get("os"):
+            about += f" on {browser['os']}"
+        on_terminal = self.options.mode == "serve" and not self.options.auto_started
+        if on_terminal:
+            where = "the terminal running `tabpilot serve` shows its pairing code"
+        elif self.options.mode == "tray":
+            where = "the Tabpilot window “A browser wants to connect” shows its pairing code"
+        else:
+            where = "run `tabpilot pair` in a terminal for a pairing code to type into its popup"
+        log.warning("A browser wants to connect (%s); %s.", about, where)
+        if on_terminal:
+            print(
+                f"Tabpilot: a browser wants to connect ({about}). If it is yours, type {show_code(pending.code)} "
+                f"into the Tabpilot extension's popup there within {CODE_LIFETIME_S // 60} minutes.",
+                file=sys.stderr,
+                flush=True,
+            )
+
+    def pairing_hint(self) -> str:
+        """What a browser that is not paired yet should do (its popup shows this)."""
+        if self.options.mode == "tray":
+            where = "The Tabpilot window “A browser wants to connect” shows a pairing code"
+        elif not self.options.auto_started:
+            where = "The terminal running `tabpilot serve` shows a pairing code"
+        else:
+            where = "Run `tabpilot pair` in a terminal for a pairing code"
+        return f"This browser is not paired with Tabpilot yet. {where}: type it below."
+
+    def one_browser_at_a_time(self) -> str:
+        """Why a browser cannot connect while another is connected, and what the person can do."""
+        info = self.link.info()
+        if info.get("managed"):
+            other = "Tabpilot's managed browser"
+            if self.options.mode == "serve":
+                how = "restart Tabpilot with `tabpilot serve --browser none`"
+            else:
+                how = "close the managed browser's window"
+        else:
+            hello = self.link.hello
+            pair_id = hello.get("pair_id") if hello is not None else None
+            pairing = next((p for p in self.pairings.paired() if p.pair_id == pair_id), None)
+            other = f"Another browser ({pairing.label() if pairing else info.get('name', 'browser')})"
+            how = "close it, or revoke it in Paired browsers"
+        return (
+            f"{other} is connected to Tabpilot, which works with one browser at a time. "
+            f"This browser connects by itself once that one is gone: {how}."
+        )
+
     def revoke_pairing(self, pair_id: str) -> bool:
         """Forget a paired browser; if it is the one connected, cut it off now."""
         revoked = self.pairings.revoke(pair_id)
@@ -352,6 +409,11 @@ class App:
     def _link_changed(self, connected: bool) -> None:
         if connected:
             self._awaiting_link = False
+        # "Last seen" of a paired browser: when it connected, and when it left.
+        hello = self.link.hello if connected else None
+        if self._linked_pair:
+            self.pairings.seen(self._linked_pair)
+        self._linked_pair = str(hello.get("pair_id", "")) if hello else ""
 
     def _link_state(self) -> dict[str, Any]:
         return self.engine.pilot.snapshot()
@@ -396,16 +458,12 @@ def _log_finished(event: ActivityEvent) -> None:
         )
 
 
-PAIRING_FAILURES_ALLOWED = 5
-
-
 class AppAuth:
     """Who may be this app's browser: the managed browser it launched (its launch secret), a browser
     the user paired (its token), or one proving a pairing code the user read here."""
 
     def __init__(self, app: App) -> None:
         self.app = app
-        self.failures = 0
 
     def keys(self, hello: Hello) -> list[tuple[bytes, str]] | Refused:
         book = self.app.pairings
@@ -420,50 +478,57 @@ class AppAuth:
             if key is not None:
                 return [(key, "paired")]
         if kind == "pairing":
+            wait = book.held_off(hello["instance_id"])
+            if wait:
+                return _refused(
+                    "throttled",
+                    f"Too many wrong pairing codes from this browser: try again in {math.ceil(wait / 60)} minutes.",
+                )
             codes = book.codes(hello["instance_id"])
             if codes:
                 return [(key, f"code:{pending.code}") for pending, key in codes]
             return _refused(
-                "no_pairing_code", "No pairing code is open: ask the Tabpilot app for one (tray menu, `tabpilot pair`)."
+                "no_pairing_code",
+                "That code is no longer open. In the Tabpilot app choose “Pair your own browser…” "
+                "(or run `tabpilot pair`) for a new one.",
             )
         pending = book.request(dict(hello))
         if pending is None:
-            return _refused("busy", "Several browsers are already waiting to be paired; try again in a few minutes.")
-        browser = hello["browser"]
-        log.warning(
-            "A browser wants to connect (%s %s, extension %s). To pair it, type %s into the Tabpilot "
-            "extension's popup within %d minutes.",
-            browser.get("name", "browser"),
-            browser.get("version", ""),
-            hello["extension_id"],
-            show_code(pending.code),
-            CODE_LIFETIME_S // 60,
-        )
-        return _refused(
-            "unpaired",
-            "This browser is not paired with Tabpilot. Type the code the Tabpilot app shows into this popup.",
-        )
+            return _refused(
+                "busy",
+                "Several browsers are waiting to be paired already. In the Tabpilot app choose “Pair your own "
+                "browser…” (or run `tabpilot pair`) for a code.",
+            )
+        if pending.knocks == 1:
+            self.app.show_pairing_request(pending)
+        return _refused("unpaired", self.app.pairing_hint())
 
     def accepted(self, hello: Hello, tag: str) -> dict[str, Any]:
+        book = self.app.pairings
+        if tag == "paired":
+            book.seen(hello.get("pair_id", ""), dict(hello["browser"]))
         if not tag.startswith("code:"):
             return {}
-        self.failures = 0  # only a right code clears wrong guesses (a paired browser's visit does not)
+        book.good_proof(hello["instance_id"])
         code = tag.removeprefix("code:")
-        request = next((p for p in self.app.pairings.pending() if p.code == code), None)
-        pairing, token = self.app.pairings.pair(request, dict(hello))
+        request = next((p for p in book.pending() if p.code == code), None)
+        pairing, token = book.pair(request, dict(hello))
         # This connection is that pairing from now on: revoking it must cut it off, as after a reconnect.
         hello["pair_id"] = pairing.pair_id
         log.info("paired a browser: %s (%s)", pairing.describe(), pairing.pair_id)
         return {"pairing": {"pair_id": pairing.pair_id, "token": token}}
 
+    def busy(self, hello: Hello) -> str:
+        return self.app.one_browser_at_a_time()
+
     def failed(self, hello: Hello) -> None:
-        self.failures += 1
         log.warning("a browser failed to prove its %s secret", hello["auth"])
-        if hello["auth"] == "pairing" and self.failures >= PAIRING_FAILURES_ALLOWED:
-            for pending in self.app.pairings.pending():
-                self.app.pairings.cancel(pending.code)
-            self.failures = 0
-            log.warning("too many wrong pairing proofs: the open codes were withdrawn")
+        if hello["auth"] == "pairing" and self.app.pairings.bad_proof(hello["instance_id"]):
+            log.warning(
+                "too many wrong pairing codes from one browser: it waits %d minutes (other browsers and the "
+                "codes you asked for are not affected)",
+                HOLD_OFF_S // 60,
+            )
 
 
 def _refused(code: str, reason: str) -> Refused:

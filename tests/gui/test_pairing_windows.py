@@ -19,7 +19,6 @@ from tests.support.waiting import until
 
 from tabpilot.app import App
 from tabpilot.bridge.pairing import normalize_code
-from tabpilot.resources import extension_id
 from tabpilot.ui.pairing import (
     PairedBrowsersWindow,
     PairingRequestWindow,
@@ -30,7 +29,7 @@ from tabpilot.ui.pairing import (
     watch_pairing_requests,
 )
 
-BROWSER = {"name": "Chromium", "version": "126.0.6478.126", "user_agent": "Mozilla/5.0", "profile": "Work"}
+BROWSER = {"name": "Chromium", "version": "126.0.6478.126", "user_agent": "Mozilla/5.0", "os": "Linux"}
 
 
 @pytest.fixture(autouse=True)
@@ -98,10 +97,8 @@ async def test_an_unpaired_browser_is_refused_until_the_code_is_typed_and_a_revo
     window = await request_window(watcher)
     assert window.windowTitle() == "Tabpilot — a browser wants to connect"
     assert window.heading.text() == "A browser wants to connect"
-    assert window.browser_label.text() == "Chromium"
-    assert window.version_label.text() == "126.0.6478.126"
-    assert window.extension_label.text() == extension_id()
-    assert window.profile_label.text() == "Work"
+    assert window.browser_label.text() == "Chromium 126.0.6478.126"
+    assert window.system_label.text() == "Linux"
     code = window.code_label.text()
     assert re.fullmatch(r"[2-9A-HJ-NP-Z]{4}-[2-9A-HJ-NP-Z]{4}", code), code
     assert "for the next 4:5" in window.expiry_label.text() or "for the next 5:00" in window.expiry_label.text()
@@ -127,15 +124,16 @@ async def test_an_unpaired_browser_is_refused_until_the_code_is_typed_and_a_revo
     assert window.outcome == "paired"
     assert watcher.windows == {}
     [pairing] = app.pairings.paired()
-    assert (pairing.browser, pairing.version, pairing.profile) == ("Chromium", "126.0.6478.126", "Work")
+    assert (pairing.browser, pairing.version, pairing.os) == ("Chromium", "126.0.6478.126", "Linux")
     assert pairing.instance_id == browser.instance_id
 
     # Paired browsers: listed, shown as connected; Revoke cuts it off at once.
     show_paired_browsers(app)
     browsers = open_paired_browsers(app)
     await until(browsers.isVisible, what="the paired browsers window")
-    [[name, version, profile, ext, since, now]] = paired_rows(browsers)
-    assert (name, version, profile, ext, now) == ("Chromium", "126.0.6478.126", "Work", extension_id(), "connected")
+    [[name, browser_cell, system, seen, since]] = paired_rows(browsers)
+    assert (name, browser_cell, system) == ("Chromium on Linux", "Chromium 126.0.6478.126", "Linux")
+    assert seen == "connected now"
     assert re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d", since)
     QTest.mouseClick(browsers.revoke_buttons[pairing.pair_id], Qt.MouseButton.LeftButton)
     await until(lambda: not app.link.connected, timeout=5, what="the revoked browser to be cut off")
