@@ -371,12 +371,12 @@ class App:
     def pairing_hint(self) -> str:
         """What a browser that is not paired yet should do (its popup shows this)."""
         if self.options.mode == "tray":
-            where = "The Tabpilot window “A browser wants to connect” shows a pairing code"
+            how = "type the code that Tabpilot's window “A browser wants to connect” shows"
         elif not self.options.auto_started:
-            where = "The terminal running `tabpilot serve` shows a pairing code"
+            how = "type the code that the terminal running `tabpilot serve` shows"
         else:
-            where = "Run `tabpilot pair` in a terminal for a pairing code"
-        return f"This browser is not paired with Tabpilot yet. {where}: type it below."
+            how = "run `tabpilot pair` in a terminal and type the code it prints"
+        return f"To pair this browser with Tabpilot, {how}."
 
     def one_browser_at_a_time(self) -> str:
         """Why a browser cannot connect while another is connected, and what the person can do."""

@@ -11,10 +11,10 @@ import pytest
 import shiboken6
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QLabel, QLineEdit
 from tests.conftest import AppFactory
 from tests.gui.approvals import close_our_windows
-from tests.support.fake_extension import FakeExtension
+from tests.support.fake_extension import FakeExtension, paired_with
 from tests.support.waiting import until
 
 from tabpilot.app import App
@@ -212,3 +212,81 @@ async def test_a_code_the_person_asks_for_pairs_a_browser_and_the_window_closes(
     assert window.outcome == "paired"
     assert len(app.pairings.paired()) == 1
     await fake.close()
+
+
+async def test_paired_browsers_are_told_apart_renamed_in_place_and_show_when_last_seen(
+    make_app: AppFactory, watchers: list[PairingWatcher], qapp: QApplication
+) -> None:
+    """Two browsers of the same kind: each row says browser, version and system, a name the person edits
+    (kept in the keyring with the pairing), and when it was last seen."""
+    app = await make_app()
+    fakes = []
+    for system in ("Linux", "Windows"):
+        window = open_pairing_code(app)
+        fake = FakeExtension(port(app), auth="pairing", secret=normalize_code(window.code_label.text()))
+        await fake.connect(browser={**BROWSER, "os": system})
+        assert fake.welcome is not None, fake.refused
+        await fake.close()
+        await until(lambda: not app.link.connected, what="the browser to leave")
+        fakes.append(fake)
+    browsers = open_paired_browsers(app)
+    await until(browsers.isVisible, what="the paired browsers window")
+    rows = paired_rows(browsers)
+    assert [row[:3] for row in rows] == [
+        ["Chromium on Linux", "Chromium 126.0.6478.126", "Linux"],
+        ["Chromium on Windows", "Chromium 126.0.6478.126", "Windows"],
+    ]
+    assert all(re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d", row[3]) for row in rows), rows  # last seen: when it left
+
+    # Rename in place: double-click the name, type, Enter.
+    table = browsers.table
+    item = table.item(1, 0)
+    assert item is not None
+    rect = table.visualItemRect(item)
+    QTest.mousePress(table.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    QTest.mouseDClick(table.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    editor = await until(
+        lambda: next((e for e in table.viewport().findChildren(QLineEdit) if e.isVisible()), None),
+        what="the name's editor",
+    )
+    assert editor.text() == "Chromium on Windows"
+    editor.selectAll()
+    QTest.keyClicks(editor, "Work laptop")
+    QTest.keyClick(editor, Qt.Key.Key_Return)
+    await until(lambda: app.pairings.paired()[1].name == "Work laptop", what="the new name")
+    assert paired_rows(browsers)[1][0] == "Work laptop"
+    from tabpilot.vault import keyring_store
+
+    keyring_store.flush_writes()
+    assert [p.name for p in app.pairings.vault.load()] == ["Chromium on Linux", "Work laptop"]
+
+    # Connected now, then seen when it leaves.
+    given = fakes[1].pairing
+    assert given is not None
+    back = FakeExtension(port(app), auth="paired", secret=given["token"], pair_id=given["pair_id"])
+    back.instance_id = fakes[1].instance_id
+    await back.connect(browser={**BROWSER, "os": "Windows", "version": "127.0.1"})
+    await until(lambda: paired_rows(browsers)[1][3] == "connected now", what="connected now")
+    assert paired_rows(browsers)[1][1] == "Chromium 127.0.1"  # the browser updated itself
+    await back.close()
+    await until(lambda: paired_rows(browsers)[1][3] != "connected now", what="last seen after it left")
+
+
+async def test_the_pairing_window_says_what_to_do_while_another_browser_is_connected(
+    make_app: AppFactory, qapp: QApplication
+) -> None:
+    """Tabpilot works with one browser at a time: the code window says who is connected and how this
+    browser gets its turn — and says each thing once."""
+    app = await make_app()
+    window = open_pairing_code(app)
+    await until(window.isVisible, what="the code window")
+    assert window.busy_label.isHidden()
+    texts = [label.text() for label in window.findChildren(QLabel)]
+    assert sum("works once" in text for text in texts) == 1, texts
+    other = paired_with(app)
+    await other.connect()
+    await until(lambda: not window.busy_label.isHidden(), what="the busy line")
+    assert window.busy_label.text().startswith("Another browser (FakeChrome) is connected to Tabpilot")
+    assert "This browser connects by itself once that one is gone" in window.busy_label.text()
+    await other.close()
+    await until(window.busy_label.isHidden, what="the busy line to go")

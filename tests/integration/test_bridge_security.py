@@ -203,7 +203,7 @@ async def test_a_pairing_code_gives_nothing_to_crack_and_each_try_counts(make_ap
     app = await make_app()
     port = app.bridge.port  # type: ignore[union-attr]
     offered = app.offer_pairing_code()["code"]
-    for attempt in range(5):
+    for _attempt in range(5):
         async with (
             aiohttp.ClientSession() as session,
             session.ws_connect(f"http://127.0.0.1:{port}/ws", headers={"Origin": FakeExtension(port).origin}) as ws,

@@ -77,7 +77,7 @@ async def test_serve_shows_a_knocking_browsers_code_on_its_terminal_and_never_in
     assert shown not in normalize_code(log), "the pairing code reached the log file"
     assert codes_in(log) == set()
     assert "A browser wants to connect (Chromium 130.0 on Linux)" in log
-    assert "terminal running `tabpilot serve` shows a pairing code" in fake.refused["reason"]  # the popup says where
+    assert "the terminal running `tabpilot serve` shows" in fake.refused["reason"]  # the popup says where
 
 
 @pytest.mark.parametrize("verbose", [False, True])
