@@ -83,9 +83,9 @@ class PairingRequestWindow(QWidget):
             form.addRow("Browser:", self.browser_label)
             form.addRow("System:", self.system_label)
             layout.addLayout(form)
-            how = "If this is your browser, type this code into the Tabpilot extension's popup there:"
+            how = "If this is your browser, type this code into its Tabpilot popup:"
         else:
-            how = "Type this code into the Tabpilot extension's popup in your browser (its toolbar icon):"
+            how = "Type this code into the Tabpilot popup of your browser (its toolbar icon):"
         instructions = QLabel(how)
         instructions.setWordWrap(True)
         instructions.setMinimumWidth(440)
@@ -270,7 +270,7 @@ def show_pairing_code(app: App) -> None:
 # -- paired browsers ---------------------------------------------------------------------------------
 
 PAIRED_COLUMNS = ("Name", "Browser", "System", "Last seen", "Paired", "")
-NAME_COLUMN = 0
+NAME_COLUMN, BROWSER_COLUMN = 0, 1
 
 
 def _when(at: float) -> str:
@@ -282,13 +282,13 @@ class PairedBrowsersWindow(RevocableList):
         super().__init__(
             name="pairedBrowsers",
             title="Tabpilot — paired browsers",
-            size=(760, 260),
+            size=(840, 260),
             intro=(
                 "Browsers you paired with this app; double-click a name to change it. Revoke cuts a browser off "
                 "now, and it connects again only if you pair it again. The managed browser needs no pairing."
             ),
             columns=PAIRED_COLUMNS,
-            stretch=NAME_COLUMN,
+            stretch=BROWSER_COLUMN,
             empty="No browser is paired.",
         )
         self.app = app
@@ -341,6 +341,7 @@ class PairedBrowsersWindow(RevocableList):
                         item.setFlags(item.flags() & ~Qt.ItemFlag.ItemIsEditable)
         finally:
             self.table.blockSignals(blocked)
+        self.table.setCurrentCell(-1, -1)  # nothing looks selected until the person picks a name
 
     def rename(self, pair_id: str, name: str) -> None:
         if self.app.pairings.rename(pair_id, name):
