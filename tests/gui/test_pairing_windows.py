@@ -290,3 +290,33 @@ async def test_the_pairing_window_says_what_to_do_while_another_browser_is_conne
     assert "This browser connects by itself once that one is gone" in window.busy_label.text()
     await other.close()
     await until(window.busy_label.isHidden, what="the busy line to go")
+
+
+async def test_a_browser_paired_while_another_is_connected_is_shown_waiting_until_it_connects(
+    make_app: AppFactory, qapp: QApplication
+) -> None:
+    """The code window does not just vanish when the code was right but another browser holds the link: it
+    says the browser is paired and waits, and what makes it go; it closes once that browser connects."""
+    app = await make_app()
+    other = paired_with(app)
+    await other.connect()
+    await until(lambda: app.link.connected, what="the other browser")
+    window = open_pairing_code(app)
+    await until(window.isVisible, what="the code window")
+    mine = await type_code(app, window.code_label.text())
+    assert mine.refused is not None and mine.refused["code"] == "busy"
+    await until(lambda: window.heading.text() == "Paired: waiting for its turn", what="the waiting look")
+    assert window.isVisible() and window.outcome == "paired"
+    assert window.code_label.isHidden() and window.deny_button.text() == "Close"
+    assert window.instructions.text() == "Chromium on Linux is paired with Tabpilot."
+    assert "This browser connects by itself once that one is gone" in window.busy_label.text()
+
+    await other.close()
+    await until(lambda: "connects within a few seconds" in window.busy_label.text(), what="the other to go")
+    given = mine.refused["pairing"]
+    back = FakeExtension(port(app), auth="paired", secret=given["token"], pair_id=given["pair_id"])
+    back.instance_id = mine.instance_id
+    await back.connect(browser=BROWSER)
+    assert back.welcome is not None, back.refused
+    await until(lambda: not shiboken6.isValid(window) or not window.isVisible(), what="the window to close")
+    await back.close()

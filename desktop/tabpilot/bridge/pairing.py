@@ -81,7 +81,8 @@ class Pairing:
 
     def describe(self) -> str:
         about = f"{self.browser} {self.version}".strip() + (f" on {self.os}" if self.os else "")
-        return f"{self.name} ({about})" if self.name else about
+        given = self.name and not self.name.startswith(default_name(self.browser, self.os))
+        return f"{self.name} ({about})" if given else about
 
 
 class PairingVault(Protocol):

@@ -86,10 +86,10 @@ class PairingRequestWindow(QWidget):
             how = "If this is your browser, type this code into its Tabpilot popup:"
         else:
             how = "Type this code into the Tabpilot popup of your browser (its toolbar icon):"
-        instructions = QLabel(how)
-        instructions.setWordWrap(True)
-        instructions.setMinimumWidth(440)
-        layout.addWidget(instructions)
+        self.instructions = QLabel(how)
+        self.instructions.setWordWrap(True)
+        self.instructions.setMinimumWidth(440)
+        layout.addWidget(self.instructions)
 
         self.code_label = QLabel(show_code(pending.code))
         self.code_label.setObjectName("pairingCode")
@@ -130,7 +130,7 @@ class PairingRequestWindow(QWidget):
 
         self._listening = True
         app.pairings.listeners.append(self._changed)
-        self._unsubscribe_link: Callable[[], None] = app.link.subscribe(lambda _connected: self._show_busy())
+        self._unsubscribe_link: Callable[[], None] = app.link.subscribe(lambda _connected: self._link_moved())
         self._show_busy()
         self._ticker = QTimer(self)
         self._ticker.setInterval(1000)
@@ -145,12 +145,36 @@ class PairingRequestWindow(QWidget):
             log.info("pairing code withdrawn by the user")
         self.close()
 
-    def _show_busy(self) -> None:
+    def _link_moved(self) -> None:
         if not shiboken6.isValid(self):
             return
+        if self.paired is not None and self._linked_pair() == self.paired.pair_id:
+            self.close()  # the browser paired while another was connected got its turn
+            return
+        self._show_busy()
+
+    def _linked_pair(self) -> str | None:
+        hello = self.app.link.hello if self.app.link.connected else None
+        return hello.get("pair_id") if hello is not None else None
+
+    def _show_busy(self) -> None:
         busy = self.app.link.connected
-        self.busy_label.setText(self.app.one_browser_at_a_time() if busy else "")
-        self.busy_label.setVisible(busy)
+        if busy:
+            self.busy_label.setText(self.app.one_browser_at_a_time())
+        elif self.paired is not None:
+            self.busy_label.setText("The other browser is gone: this one connects within a few seconds.")
+        self.busy_label.setVisible(busy or self.paired is not None)
+
+    def _show_waiting(self, pairing: Pairing) -> None:
+        """Paired while another browser is connected: say so here too (the popup says "waiting")."""
+        self._ticker.stop()
+        self.setWindowTitle("Tabpilot — browser paired")
+        self.heading.setText("Paired: waiting for its turn")
+        self.instructions.setText(f"{pairing.label()} is paired with Tabpilot.")
+        for done in (self.code_label, self.expiry_label, self.warning_label):
+            done.hide()
+        self._show_busy()
+        self.deny_button.setText("Close")
 
     def _tick(self) -> None:
         left = max(0, round(self.pending.expires_at - self.app.pairings.clock()))
@@ -167,6 +191,9 @@ class PairingRequestWindow(QWidget):
         if mine:
             self.outcome, self.paired = "paired", mine[-1]
             log.info("pairing completed: %s", mine[-1].describe())
+            if self.app.link.connected and self._linked_pair() != mine[-1].pair_id:
+                self._show_waiting(mine[-1])
+                return
         else:
             self.outcome = "expired"
         self.close()
