@@ -67,6 +67,7 @@ class App:
         self.options = options
         self.settings = Settings.load(paths.config_file)
         self.link = ExtensionLink()
+        self.link.label = self.browser_label
         self.workflows = DiskWorkflowStore(paths.workflows_dir, paths.runs_dir)
         self.secrets = SecretsVault()
         self.human_approvals = approvals
@@ -99,7 +100,7 @@ class App:
         self._started_at = time.time()
         self._lock = InstanceLock(paths.lock_file)
         self._awaiting_link = False
-        self._linked_pair = ""
+        self._linked_pairs: set[str] = set()
         self._tasks: set[asyncio.Task[Any]] = set()
 
     # -- lifecycle -------------------------------------------------------------------------------
@@ -378,42 +379,47 @@ class App:
             how = "run `tabpilot pair` in a terminal and type the code it prints"
         return f"To pair this browser with Tabpilot, {how}."
 
-    def one_browser_at_a_time(self) -> str:
-        """Why a browser cannot connect while another is connected, and what the person can do."""
-        info = self.link.info()
-        if info.get("managed"):
-            other = "Tabpilot's managed browser"
-            if self.options.mode == "serve":
-                how = "restart Tabpilot with `tabpilot serve --browser none`"
-            else:
-                how = "close the managed browser's window"
-        else:
-            hello = self.link.hello
-            pair_id = hello.get("pair_id") if hello is not None else None
-            pairing = next((p for p in self.pairings.paired() if p.pair_id == pair_id), None)
-            other = f"Another browser ({pairing.label() if pairing else info.get('name', 'browser')})"
-            how = "close it, or revoke it in Paired browsers"
+    def browser_label(self, hello: Hello) -> str:
+        """What the person calls a connected browser (`observe tabs` says it for each tab)."""
+        if hello.get("auth") == "managed":
+            return "managed browser"
+        pairing = next((p for p in self.pairings.paired() if p.pair_id == hello.get("pair_id")), None)
+        return pairing.label() if pairing else str(hello["browser"].get("name") or "browser")
+
+    def browsers_full(self) -> str:
+        """Why a browser cannot connect now (the app has all the browsers it takes), and what the person can do."""
+        hellos = self.link.hellos()
+        names = ", ".join(self.browser_label(h) for h in hellos)
+        hows = []
+        if any(h.get("auth") == "managed" for h in hellos):
+            hows.append(
+                "restart Tabpilot with `tabpilot serve --browser none`"
+                if self.options.mode == "serve"
+                else "close the managed browser's window"
+            )
+        if any(h.get("auth") != "managed" for h in hellos):
+            hows.append("close a browser, or revoke it in Paired browsers")
+        count = "one browser" if len(hellos) == 1 else f"{len(hellos)} browsers"
         return (
-            f"{other} is connected to Tabpilot, which works with one browser at a time. "
-            f"This browser connects by itself once that one is gone: {how}."
+            f"Tabpilot has {count} connected ({names}), as many as it takes at once. "
+            f"This browser connects by itself once one is gone: {' or '.join(hows)}."
         )
 
     def revoke_pairing(self, pair_id: str) -> bool:
-        """Forget a paired browser; if it is the one connected, cut it off now."""
+        """Forget a paired browser; if it is connected, cut it off now."""
         revoked = self.pairings.revoke(pair_id)
-        hello = self.link.hello
-        if revoked and hello is not None and hello.get("pair_id") == pair_id:
-            self._spawn(self.link.close("revoked"))
+        if revoked:
+            self._spawn(self.link.close_pairing(pair_id, "revoked"))
         return revoked
 
     def _link_changed(self, connected: bool) -> None:
         if connected:
             self._awaiting_link = False
         # "Last seen" of a paired browser: when it connected, and when it left.
-        hello = self.link.hello if connected else None
-        if self._linked_pair:
-            self.pairings.seen(self._linked_pair)
-        self._linked_pair = str(hello.get("pair_id", "")) if hello else ""
+        now = {str(h.get("pair_id")) for h in self.link.hellos() if h.get("pair_id")}
+        for pair_id in self._linked_pairs - now:
+            self.pairings.seen(pair_id)
+        self._linked_pairs = now
 
     def _link_state(self) -> dict[str, Any]:
         return self.engine.pilot.snapshot()
@@ -519,7 +525,7 @@ class AppAuth:
         return {"pairing": {"pair_id": pairing.pair_id, "token": token}}
 
     def busy(self, hello: Hello) -> str:
-        return self.app.one_browser_at_a_time()
+        return self.app.browsers_full()
 
     def failed(self, hello: Hello) -> None:
         log.warning("a browser failed to prove its %s secret", hello["auth"])

@@ -272,12 +272,16 @@ async def test_paired_browsers_are_told_apart_renamed_in_place_and_show_when_las
     await until(lambda: paired_rows(browsers)[1][3] != "connected now", what="last seen after it left")
 
 
-async def test_the_pairing_window_says_what_to_do_while_another_browser_is_connected(
+async def test_the_pairing_window_says_what_to_do_when_the_app_has_all_the_browsers_it_takes(
     make_app: AppFactory, qapp: QApplication
 ) -> None:
-    """Tabpilot works with one browser at a time: the code window says who is connected and how this
-    browser gets its turn — and says each thing once."""
+    """Another browser beside the connected one is fine; when the app has as many as it takes, the code
+    window says who is connected and how this browser gets its turn — and says each thing once."""
     app = await make_app()
+    app.link.max_browsers = 2
+    first = paired_with(app)
+    await first.connect()
+    await until(lambda: app.link.connected, what="a first browser")
     window = open_pairing_code(app)
     await until(window.isVisible, what="the code window")
     assert window.busy_label.isHidden()
@@ -286,18 +290,23 @@ async def test_the_pairing_window_says_what_to_do_while_another_browser_is_conne
     other = paired_with(app)
     await other.connect()
     await until(lambda: not window.busy_label.isHidden(), what="the busy line")
-    assert window.busy_label.text().startswith("Another browser (FakeChrome) is connected to Tabpilot")
-    assert "This browser connects by itself once that one is gone" in window.busy_label.text()
+    assert window.busy_label.text().startswith(
+        "Tabpilot has 2 browsers connected (FakeChrome, FakeChrome (2)), as many as it takes at once."
+    ), window.busy_label.text()
+    assert "This browser connects by itself once one is gone: close a browser" in window.busy_label.text()
     await other.close()
     await until(window.busy_label.isHidden, what="the busy line to go")
+    await first.close()
 
 
 async def test_a_browser_paired_while_another_is_connected_is_shown_waiting_until_it_connects(
     make_app: AppFactory, qapp: QApplication
 ) -> None:
-    """The code window does not just vanish when the code was right but another browser holds the link: it
-    says the browser is paired and waits, and what makes it go; it closes once that browser connects."""
+    """The code window does not just vanish when the code was right but the app has all the browsers it
+    takes: it says the browser is paired and waits, and what makes it go; it closes once that browser
+    connects."""
     app = await make_app()
+    app.link.max_browsers = 1
     other = paired_with(app)
     await other.connect()
     await until(lambda: app.link.connected, what="the other browser")
@@ -309,7 +318,7 @@ async def test_a_browser_paired_while_another_is_connected_is_shown_waiting_unti
     assert window.isVisible() and window.outcome == "paired"
     assert window.code_label.isHidden() and window.deny_button.text() == "Close"
     assert window.instructions.text() == "Chromium on Linux is paired with Tabpilot."
-    assert "This browser connects by itself once that one is gone" in window.busy_label.text()
+    assert "This browser connects by itself once one is gone" in window.busy_label.text()
 
     await other.close()
     await until(lambda: "connects within a few seconds" in window.busy_label.text(), what="the other to go")

@@ -1,6 +1,6 @@
 """Pairing against the real bridge: the one-time code goes to the person only (never to the log), a
-stranger's knocks and wrong codes neither block nor spend the person's pairing, and a browser paired
-while another is connected keeps its pairing and connects once that one is gone."""
+stranger's knocks and wrong codes neither block nor spend the person's pairing, and the person's own
+browser connects beside another one (or, when the app is full, keeps its pairing and waits)."""
 
 from __future__ import annotations
 
@@ -156,13 +156,56 @@ async def test_a_few_one_off_knocks_do_not_keep_the_persons_browser_out(make_app
     await paired.close()
 
 
-async def test_a_browser_paired_while_another_is_connected_keeps_its_pairing_and_connects_after(
+async def test_your_own_browser_connects_beside_another_and_commands_go_to_the_tabs_browser(
     make_app: AppFactory,
 ) -> None:
-    """The person pairs their own browser while another one (here a paired one; the managed browser alike) is
-    connected: the code is not wasted — the browser is paired, told who is connected and what to do, and
-    connects by itself once the other is gone."""
+    """The person pairs their own browser while another one (the managed browser, or another paired one) is
+    connected: both stay connected; `observe tabs` lists both browsers' tabs and says which browser each is
+    in; a command goes to the browser whose tab it names, and one naming none to the person's own browser."""
     app = await make_app()
+    other = paired_with(app)
+    other.on("tabs.list", lambda p: {"tabs": [{"tab_id": 1, "url": "https://other.test/", "active": True}]})
+    other.on("page.info", lambda p: {"tab_id": p.get("tab_id"), "url": "https://other.test/"})
+    await other.connect()
+    await until(lambda: app.link.connected, what="the other browser")
+    offered = app.offer_pairing_code()["code"]
+    mine = FakeExtension(port(app), auth="pairing", secret=normalize_code(offered))
+    mine.on("tabs.list", lambda p: {"tabs": [{"tab_id": 1, "url": "https://mine.test/", "active": True}]})
+    mine.on("page.info", lambda p: {"tab_id": p.get("tab_id") or 1, "url": "https://mine.test/"})
+    await mine.connect(browser={"name": "Chromium", "version": "130.0", "os": "Linux"})
+    assert mine.welcome is not None, mine.refused
+    await until(lambda: len(app.link.hellos()) == 2, what="both browsers connected")
+    assert not other.closed
+
+    tabs = (await app.engine.call("observe", {"what": "tabs"}))["tabs"]
+    assert [(t["url"], t["browser"]) for t in tabs] == [
+        ("https://other.test/", "FakeChrome"),
+        ("https://mine.test/", "Chromium on Linux"),
+    ]
+    other_tab, my_tab = (t["tab_id"] for t in tabs)
+    assert other_tab != my_tab
+    assert (await app.link.request("page.info", {"tab_id": other_tab}, timeout_s=5))["url"] == "https://other.test/"
+    assert (await app.link.request("page.info", {"tab_id": my_tab}, timeout_s=5))["url"] == "https://mine.test/"
+    assert (await app.link.request("page.info", {}, timeout_s=5))["url"] == "https://mine.test/"
+    status = app.status()
+    assert status["extension_connected"] and status["browser"]["browsers_connected"] == 2
+
+    # Revoking one cuts off that one only.
+    assert mine.pairing is not None
+    assert app.revoke_pairing(mine.pairing["pair_id"])
+    await until(lambda: len(app.link.hellos()) == 1, what="the revoked browser to be cut off")
+    assert app.link.connected and not other.closed
+    await mine.close()
+    await other.close()
+
+
+async def test_a_browser_paired_while_the_app_is_full_keeps_its_pairing_and_connects_after(
+    make_app: AppFactory,
+) -> None:
+    """When the app has all the browsers it takes, a right code is not wasted: the browser is paired, told
+    who is connected and what to do, and connects by itself once one is gone."""
+    app = await make_app()
+    app.link.max_browsers = 1
     other = paired_with(app)
     await other.connect()
     await until(lambda: app.link.connected, what="the other browser")
@@ -171,8 +214,8 @@ async def test_a_browser_paired_while_another_is_connected_keeps_its_pairing_and
     assert mine.welcome is None
     refused = mine.refused
     assert refused is not None and refused["code"] == "busy"
-    assert refused["reason"].startswith("Another browser (FakeChrome) is connected to Tabpilot")
-    assert "This browser connects by itself once that one is gone" in refused["reason"]
+    assert refused["reason"].startswith("Tabpilot has one browser connected (FakeChrome), as many as it takes")
+    assert "This browser connects by itself once one is gone: close a browser" in refused["reason"]
     # The pairing rides along, with the app's proof that it knows the code (as in a welcome).
     assert refused["pairing"]["token"] and refused["pairing"]["pair_id"]
     assert mine.app_verified, "the busy refusal carries the app's proof over the code, checked before keeping the token"

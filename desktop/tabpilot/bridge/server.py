@@ -41,7 +41,7 @@ class BridgeAuth(Protocol):
     def failed(self, hello: Hello) -> None: ...
 
     def busy(self, hello: Hello) -> str:
-        """Why `hello`'s browser, which proved its secret, cannot connect while another one is, and what to do."""
+        """Why `hello`'s browser, which proved its secret, cannot connect while others are, and what to do."""
         ...
 
 
@@ -241,8 +241,7 @@ class BridgeServer:
             self.hooks.auth.failed(hello)
             await _send_refused(ws, "bad_proof", "The extension could not prove it is paired with this app.")
             return None
-        current = self.link.hello if self.link.connected else None
-        busy = current is not None and current["instance_id"] != hello["instance_id"]
+        busy = not self.link.has_room(hello)
         if busy and not by_code:
             await _send_refused(ws, "busy", self.hooks.auth.busy(hello))
             return None
@@ -251,8 +250,8 @@ class BridgeServer:
             key = next(key for key, candidate in keys if candidate == tag)
             extra["app_proof"] = pairing.app_proof(key, hello["client_nonce"], server_nonce)
         if busy:
-            # The person typed a right code while another browser is linked: keep the pairing (the browser
-            # connects by itself once that one leaves) rather than waste the code and the person's effort.
+            # The person typed a right code while the app has all the browsers it takes: keep the pairing (the
+            # browser connects by itself once one leaves) rather than waste the code and the person's effort.
             await _send_refused(ws, "busy", self.hooks.auth.busy(hello), **extra)
             return None
         await ws.send_json(
@@ -303,7 +302,7 @@ class BridgeServer:
                 await ws.send_str('{"type":"pong"}')
             elif kind == "event":
                 try:
-                    await self.link.handle_event(msg["name"], msg["data"])
+                    await self.link.handle_event(msg["name"], msg["data"], ws)
                 except Exception:
                     log.exception("handling extension event %s failed", msg["name"])
 

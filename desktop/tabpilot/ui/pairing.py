@@ -148,21 +148,20 @@ class PairingRequestWindow(QWidget):
     def _link_moved(self) -> None:
         if not shiboken6.isValid(self):
             return
-        if self.paired is not None and self._linked_pair() == self.paired.pair_id:
+        if self.paired is not None and self.paired.pair_id in self._linked_pairs():
             self.close()  # the browser paired while another was connected got its turn
             return
         self._show_busy()
 
-    def _linked_pair(self) -> str | None:
-        hello = self.app.link.hello if self.app.link.connected else None
-        return hello.get("pair_id") if hello is not None else None
+    def _linked_pairs(self) -> set[str]:
+        return {str(h.get("pair_id")) for h in self.app.link.hellos() if h.get("pair_id")}
 
     def _show_busy(self) -> None:
-        busy = self.app.link.connected
+        busy = self.app.link.full()
         if busy:
-            self.busy_label.setText(self.app.one_browser_at_a_time())
+            self.busy_label.setText(self.app.browsers_full())
         elif self.paired is not None:
-            self.busy_label.setText("The other browser is gone: this one connects within a few seconds.")
+            self.busy_label.setText("A browser is gone: this one connects within a few seconds.")
         self.busy_label.setVisible(busy or self.paired is not None)
 
     def _show_waiting(self, pairing: Pairing) -> None:
@@ -191,7 +190,7 @@ class PairingRequestWindow(QWidget):
         if mine:
             self.outcome, self.paired = "paired", mine[-1]
             log.info("pairing completed: %s", mine[-1].describe())
-            if self.app.link.connected and self._linked_pair() != mine[-1].pair_id:
+            if self.app.link.full() and mine[-1].pair_id not in self._linked_pairs():
                 self._show_waiting(mine[-1])
                 return
         else:
@@ -338,11 +337,10 @@ class PairedBrowsersWindow(RevocableList):
     def refresh(self) -> None:
         if not shiboken6.isValid(self):
             return
-        hello = self.app.link.hello if self.app.link.connected else None
-        connected_id = hello.get("pair_id") if hello else None
+        connected = {h.get("pair_id") for h in self.app.link.hellos()}
         shown = []
         for pairing in self.app.pairings.paired():
-            seen = "connected now" if pairing.pair_id == connected_id else _when(pairing.last_seen)
+            seen = "connected now" if pairing.pair_id in connected else _when(pairing.last_seen)
             browser = f"{pairing.browser} {pairing.version}".strip()
             cells = (pairing.label(), browser, pairing.os or "—", seen, _when(pairing.created_at))
             shown.append(
