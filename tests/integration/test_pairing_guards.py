@@ -240,3 +240,16 @@ async def test_a_browser_paired_while_the_app_is_full_keeps_its_pairing_and_conn
     assert back.welcome is not None, back.refused
     await until(lambda: app.link.connected, what="the person's browser to connect")
     await back.close()
+
+
+async def test_a_serve_that_an_agent_started_prints_no_code_and_says_to_run_tabpilot_pair(
+    make_app: AppFactory, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`tabpilot mcp` starts serve with its stderr in a file: no code goes there; the knock's refusal says
+    how the person gets one (`tabpilot pair`, which prints it on the person's own terminal)."""
+    app = await make_app(mode="serve", auto_started=True)
+    fake = await knock(port(app))
+    assert fake.refused is not None and "run `tabpilot pair` in a terminal" in fake.refused["reason"]
+    [pending] = app.pairings.pending()
+    printed = capsys.readouterr()
+    assert pending.code not in normalize_code(printed.err + printed.out)
