@@ -5,14 +5,16 @@ from __future__ import annotations
 import asyncio
 import importlib
 import logging
+import math
 import os
+import sys
 import time
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from tabpilot import __version__
 from tabpilot.bridge.link import ExtensionLink
-from tabpilot.bridge.pairing import CODE_LIFETIME_S, PairingBook, key_of, show_code
+from tabpilot.bridge.pairing import CODE_LIFETIME_S, HOLD_OFF_S, PairingBook, PendingRequest, key_of, show_code
 from tabpilot.bridge.protocol import Hello, Refused
 from tabpilot.bridge.server import BridgeHooks, BridgeServer
 from tabpilot.browser.managed import ManagedBrowser
@@ -63,6 +65,7 @@ class App:
         self.options = options
         self.settings = Settings.load(paths.config_file)
         self.link = ExtensionLink()
+        self.link.label = self.browser_label
         self.workflows = DiskWorkflowStore(paths.workflows_dir, paths.runs_dir)
         self.vault = open_vault(paths, options.mode)  # the OS keyring; serve without one: private files
         self.secrets = self.vault.secrets
@@ -96,6 +99,7 @@ class App:
         self._started_at = time.time()
         self._lock = InstanceLock(paths.lock_file)
         self._awaiting_link = False
+        self._linked_pairs: set[str] = set()
         self._tasks: set[asyncio.Task[Any]] = set()
 
     # -- lifecycle -------------------------------------------------------------------------------
@@ -345,17 +349,81 @@ class App:
         """The paired browsers as `tabpilot pairings` shows them: every field but the key."""
         return [{k: v for k, v in asdict(p).items() if k != "key"} for p in self.pairings.paired()]
 
+    def show_pairing_request(self, pending: PendingRequest) -> None:
+        """An unpaired browser knocked: its code goes to the person only — the tray's pairing window
+        (ui/pairing.py watches the book), or the terminal of a `serve` a person started — and never to the
+        log, which any program of the user's can read."""
+        browser = pending.browser
+        about = f"{browser.get('name') or 'browser'} {browser.get('version') or ''}".strip()
+        if browser.get("os"):
+            about += f" on {browser['os']}"
+        on_terminal = self.options.mode == "serve" and not self.options.auto_started
+        if on_terminal:
+            where = "the terminal running `tabpilot serve` shows its pairing code"
+        elif self.options.mode == "tray":
+            where = "the Tabpilot window “A browser wants to connect” shows its pairing code"
+        else:
+            where = "run `tabpilot pair` in a terminal for a pairing code to type into its popup"
+        log.warning("A browser wants to connect (%s); %s.", about, where)
+        if on_terminal:
+            print(
+                f"Tabpilot: a browser wants to connect ({about}). If it is yours, type {show_code(pending.code)} "
+                f"into the Tabpilot extension's popup there within {CODE_LIFETIME_S // 60} minutes.",
+                file=sys.stderr,
+                flush=True,
+            )
+
+    def pairing_hint(self) -> str:
+        """What a browser that is not paired yet should do (its popup shows this)."""
+        if self.options.mode == "tray":
+            how = "type the code that Tabpilot's window “A browser wants to connect” shows"
+        elif not self.options.auto_started:
+            how = "type the code that the terminal running `tabpilot serve` shows"
+        else:
+            how = "run `tabpilot pair` in a terminal and type the code it prints"
+        return f"To pair this browser with Tabpilot, {how}."
+
+    def browser_label(self, hello: Hello) -> str:
+        """What the person calls a connected browser (`observe tabs` says it for each tab)."""
+        if hello.get("auth") == "managed":
+            return "managed browser"
+        pairing = next((p for p in self.pairings.paired() if p.pair_id == hello.get("pair_id")), None)
+        return pairing.label() if pairing else str(hello["browser"].get("name") or "browser")
+
+    def browsers_full(self) -> str:
+        """Why a browser cannot connect now (the app has all the browsers it takes), and what the person can do."""
+        hellos = self.link.hellos()
+        names = ", ".join(self.browser_label(h) for h in hellos)
+        hows = []
+        if any(h.get("auth") == "managed" for h in hellos):
+            hows.append(
+                "restart Tabpilot with `tabpilot serve --browser none`"
+                if self.options.mode == "serve"
+                else "close the managed browser's window"
+            )
+        if any(h.get("auth") != "managed" for h in hellos):
+            hows.append("close a browser, or revoke it in Paired browsers")
+        count = "one browser" if len(hellos) == 1 else f"{len(hellos)} browsers"
+        return (
+            f"Tabpilot has {count} connected ({names}), as many as it takes at once. "
+            f"This browser connects by itself once one is gone: {' or '.join(hows)}."
+        )
+
     def revoke_pairing(self, pair_id: str) -> bool:
-        """Forget a paired browser; if it is the one connected, cut it off now."""
+        """Forget a paired browser; if it is connected, cut it off now."""
         revoked = self.pairings.revoke(pair_id)
-        hello = self.link.hello
-        if revoked and hello is not None and hello.get("pair_id") == pair_id:
-            self._spawn(self.link.close("revoked"))
+        if revoked:
+            self._spawn(self.link.close_pairing(pair_id, "revoked"))
         return revoked
 
     def _link_changed(self, connected: bool) -> None:
         if connected:
             self._awaiting_link = False
+        # "Last seen" of a paired browser: when it connected, and when it left.
+        now = {str(h.get("pair_id")) for h in self.link.hellos() if h.get("pair_id")}
+        for pair_id in self._linked_pairs - now:
+            self.pairings.seen(pair_id)
+        self._linked_pairs = now
 
     def _link_state(self) -> dict[str, Any]:
         return self.engine.pilot.snapshot()
@@ -400,16 +468,12 @@ def _log_finished(event: ActivityEvent) -> None:
         )
 
 
-PAIRING_FAILURES_ALLOWED = 5
-
-
 class AppAuth:
     """Who may be this app's browser: the managed browser it launched (its launch secret), a browser
     the user paired (its token), or one proving a pairing code the user read here."""
 
     def __init__(self, app: App) -> None:
         self.app = app
-        self.failures = 0
 
     def keys(self, hello: Hello) -> list[tuple[bytes, str]] | Refused:
         book = self.app.pairings
@@ -424,50 +488,57 @@ class AppAuth:
             if key is not None:
                 return [(key, "paired")]
         if kind == "pairing":
+            wait = book.held_off(hello["instance_id"])
+            if wait:
+                return _refused(
+                    "throttled",
+                    f"Too many wrong pairing codes from this browser: try again in {math.ceil(wait / 60)} minutes.",
+                )
             codes = book.codes(hello["instance_id"])
             if codes:
                 return [(key, f"code:{pending.code}") for pending, key in codes]
             return _refused(
-                "no_pairing_code", "No pairing code is open: ask the Tabpilot app for one (tray menu, `tabpilot pair`)."
+                "no_pairing_code",
+                "That code is no longer open. In the Tabpilot app choose “Pair your own browser…” "
+                "(or run `tabpilot pair`) for a new one.",
             )
         pending = book.request(dict(hello))
         if pending is None:
-            return _refused("busy", "Several browsers are already waiting to be paired; try again in a few minutes.")
-        browser = hello["browser"]
-        log.warning(
-            "A browser wants to connect (%s %s, extension %s). To pair it, type %s into the Tabpilot "
-            "extension's popup within %d minutes.",
-            browser.get("name", "browser"),
-            browser.get("version", ""),
-            hello["extension_id"],
-            show_code(pending.code),
-            CODE_LIFETIME_S // 60,
-        )
-        return _refused(
-            "unpaired",
-            "This browser is not paired with Tabpilot. Type the code the Tabpilot app shows into this popup.",
-        )
+            return _refused(
+                "busy",
+                "Several browsers are waiting to be paired already. In the Tabpilot app choose “Pair your own "
+                "browser…” (or run `tabpilot pair`) for a code.",
+            )
+        if pending.knocks == 1:
+            self.app.show_pairing_request(pending)
+        return _refused("unpaired", self.app.pairing_hint())
 
     def accepted(self, hello: Hello, tag: str) -> dict[str, Any]:
+        book = self.app.pairings
+        if tag == "paired":
+            book.seen(hello.get("pair_id", ""), dict(hello["browser"]))
         if not tag.startswith("code:"):
             return {}
-        self.failures = 0  # only a right code clears wrong guesses (a paired browser's visit does not)
+        book.good_proof(hello["instance_id"])
         code = tag.removeprefix("code:")
-        request = next((p for p in self.app.pairings.pending() if p.code == code), None)
-        pairing, token = self.app.pairings.pair(request, dict(hello))
+        request = next((p for p in book.pending() if p.code == code), None)
+        pairing, token = book.pair(request, dict(hello))
         # This connection is that pairing from now on: revoking it must cut it off, as after a reconnect.
         hello["pair_id"] = pairing.pair_id
         log.info("paired a browser: %s (%s)", pairing.describe(), pairing.pair_id)
         return {"pairing": {"pair_id": pairing.pair_id, "token": token}}
 
+    def busy(self, hello: Hello) -> str:
+        return self.app.browsers_full()
+
     def failed(self, hello: Hello) -> None:
-        self.failures += 1
         log.warning("a browser failed to prove its %s secret", hello["auth"])
-        if hello["auth"] == "pairing" and self.failures >= PAIRING_FAILURES_ALLOWED:
-            for pending in self.app.pairings.pending():
-                self.app.pairings.cancel(pending.code)
-            self.failures = 0
-            log.warning("too many wrong pairing proofs: the open codes were withdrawn")
+        if hello["auth"] == "pairing" and self.app.pairings.bad_proof(hello["instance_id"]):
+            log.warning(
+                "too many wrong pairing codes from one browser: it waits %d minutes (other browsers and the "
+                "codes you asked for are not affected)",
+                HOLD_OFF_S // 60,
+            )
 
 
 def _refused(code: str, reason: str) -> Refused:

@@ -47,12 +47,24 @@ function instanceId() {
   return instanceIdPromise;
 }
 
-function browserInfo() {
+const OS_NAMES = { linux: "Linux", win: "Windows", mac: "macOS", cros: "ChromeOS", android: "Android", openbsd: "OpenBSD", fuchsia: "Fuchsia" };
+
+/** The operating system, so that the person can tell paired browsers apart in the app. */
+async function osName() {
+  try {
+    const { os } = await chrome.runtime.getPlatformInfo();
+    return OS_NAMES[os] ?? os;
+  } catch {
+    return navigator.userAgentData?.platform ?? "";
+  }
+}
+
+async function browserInfo() {
   const ua = navigator.userAgent;
   const brands = navigator.userAgentData?.brands ?? [];
   const named = brands.find((b) => !/Not.?A.?Brand|^Chromium$/i.test(b.brand)) ?? brands.find((b) => b.brand === "Chromium");
   const version = /Chrome\/([\d.]+)/.exec(ua)?.[1] ?? named?.version ?? "";
-  return { name: named?.brand ?? "Chromium", version, user_agent: ua };
+  return { name: named?.brand ?? "Chromium", version, os: await osName(), user_agent: ua };
 }
 
 export class Connection {
@@ -61,7 +73,7 @@ export class Connection {
     this.dispatch = dispatch;
     this.ws = null;
     this.session = null; // {auth, key, clientNonce, verified}
-    this.status = "disconnected"; // disconnected | connecting | connected | unpaired | refused
+    this.status = "disconnected"; // disconnected | connecting | connected | unpaired | waiting | refused
     this.lastError = "";
     this.appState = { ai_web_pilot: false, capabilities: {} };
     this.target = null;
@@ -132,7 +144,7 @@ export class Connection {
         extension_version: chrome.runtime.getManifest().version,
         extension_id: chrome.runtime.id,
         instance_id: await instanceId(),
-        browser: browserInfo(),
+        browser: await browserInfo(),
         client_nonce: session.clientNonce,
         auth,
       };
@@ -153,20 +165,8 @@ export class Connection {
         await this.answerChallenge(ws, session, msg);
         break;
       case "welcome":
-        if (session.auth === "pairing" && session.serverNonce) {
-          const expected = await appProof(session.key, session.clientNonce, session.serverNonce);
-          if (msg.app_proof !== expected) {
-            this.setStatus("refused", `The program on port ${this.target.port} does not know the code: it is not the Tabpilot app.`);
-            return ws.close();
-          }
-          session.verified = true;
-        }
+        if (!(await this.keepPairing(ws, session, msg))) return;
         if (!session.verified) return ws.close(); // no welcome without the app's proof
-        if (msg.pairing?.pair_id && msg.pairing?.token && session.auth === "pairing") {
-          await savePairing({ pair_id: msg.pairing.pair_id, token: msg.pairing.token });
-          this.pairingCode = "";
-          this.paired = true;
-        }
         this.attempt = 0;
         this.appState = msg.state ?? this.appState;
         this.setStatus("connected");
@@ -174,7 +174,7 @@ export class Connection {
         this.keepaliveTimer = setInterval(() => this.send({ type: "ping", t: Date.now() }), KEEPALIVE_MS);
         break;
       case "refused":
-        await this.refused(session, msg);
+        await this.refused(ws, session, msg);
         break;
       case "state":
         if (session.verified && this.status === "connected") {
@@ -186,6 +186,25 @@ export class Connection {
         if (session.verified && this.status === "connected") this.run(ws, msg);
         break;
     }
+  }
+
+  /** After a code: check the app's proof (it knows the code too) and keep the token it gave this browser.
+   * False when the app's proof is wrong (the socket is closed then). */
+  async keepPairing(ws, session, msg) {
+    if (session.auth !== "pairing" || !session.serverNonce) return true;
+    const expected = await appProof(session.key, session.clientNonce, session.serverNonce);
+    if (msg.app_proof !== expected) {
+      this.setStatus("refused", `The program on port ${this.target.port} does not know the code: it is not the Tabpilot app.`);
+      ws.close();
+      return false;
+    }
+    session.verified = true;
+    if (msg.pairing?.pair_id && msg.pairing?.token) {
+      await savePairing({ pair_id: msg.pairing.pair_id, token: msg.pairing.token });
+      this.pairingCode = "";
+      this.paired = true;
+    }
+    return true;
   }
 
   async answerChallenge(ws, session, msg) {
@@ -209,7 +228,7 @@ export class Connection {
     ws.send(JSON.stringify({ type: "auth", proof: await extensionProof(session.key, session.clientNonce, msg.server_nonce) }));
   }
 
-  async refused(session, msg) {
+  async refused(ws, session, msg) {
     this.refusal = msg;
     if (msg.code === "unpaired") {
       if (session.auth === "paired") {
@@ -219,8 +238,15 @@ export class Connection {
       this.setStatus("unpaired", msg.reason);
       return;
     }
+    if (msg.code === "busy" && msg.pairing && !(await this.keepPairing(ws, session, msg))) return;
+    if (msg.code === "busy" && this.paired) {
+      // Paired, but another browser is connected: this one connects by itself once that one leaves.
+      this.setStatus("waiting", msg.reason);
+      return;
+    }
     if (session.auth === "pairing") this.pairingCode = ""; // a wrong or expired code is not retried
-    this.setStatus("refused", msg.reason);
+    const wrongCode = session.auth === "pairing" && msg.code === "bad_proof";
+    this.setStatus("refused", wrongCode ? "That is not a code Tabpilot has open: check it and type it again." : msg.reason);
   }
 
   async run(ws, msg) {
@@ -244,7 +270,7 @@ export class Connection {
     if (ws !== this.ws) return;
     this.ws = null;
     clearInterval(this.keepaliveTimer);
-    const refused = this.status === "refused" || this.status === "unpaired";
+    const refused = this.status === "refused" || this.status === "unpaired" || this.status === "waiting";
     if (!refused) this.setStatus("disconnected", this.lastError);
     const delay = refused ? REFUSED_BACKOFF_MS : BACKOFF_MS[Math.min(this.attempt, BACKOFF_MS.length - 1)];
     this.attempt += 1;

@@ -1,34 +1,56 @@
 // The popup shows the link and the pilot state read-only; only the port can be changed here.
 const $ = (id) => document.getElementById(id);
 
+// The tray's names for the capabilities, in the tray's order (desktop/tabpilot/ui/tray.py CAPABILITIES).
+const CAPABILITIES = {
+  execute_js: "Run JavaScript",
+  page_actions: "Page-changing actions",
+  scrape: "Scrape and workflows",
+  state_snapshots: "State snapshots",
+  capture_websockets: "Capture WebSockets",
+  capture_network_bodies: "Capture network bodies",
+};
+
+const LINK_LABELS = {
+  connected: "connected",
+  refused: "refused",
+  unpaired: "not paired",
+  waiting: "waiting",
+  connecting: "connecting…",
+};
+
 function render(s) {
   const link = $("link");
   const connected = s.status === "connected";
-  const labels = { connected: "connected", refused: "refused", unpaired: "not paired", connecting: "connecting…" };
-  link.textContent = labels[s.status] ?? "disconnected";
-  link.className = `pill ${connected ? "ok" : "bad"}`;
+  link.textContent = LINK_LABELS[s.status] ?? "disconnected";
+  link.className = `pill ${connected ? "ok" : s.status === "waiting" ? "" : "bad"}`;
   const pilot = $("pilot");
   const on = connected && s.appState?.ai_web_pilot;
   pilot.textContent = connected ? (on ? "ON" : "off") : "—";
   pilot.className = `pill ${on ? "on" : ""}`;
   $("detail").textContent = connected
     ? `Port ${s.port}${s.managed ? " · managed browser" : ""}`
-    : s.lastError || `Looking for the Tabpilot app on port ${s.port ?? "…"}.`;
+    : s.status === "waiting"
+      ? `Paired. ${s.lastError}`
+      : s.lastError || `Looking for the Tabpilot app on port ${s.port ?? "…"}.`;
   const caps = s.appState?.capabilities ?? {};
   $("caps").hidden = !connected || Object.keys(caps).length === 0;
+  const known = Object.keys(CAPABILITIES).filter((name) => name in caps);
+  const others = Object.keys(caps).filter((name) => !(name in CAPABILITIES));
   $("caplist").replaceChildren(
-    ...Object.entries(caps).map(([name, enabled]) => {
+    ...[...known, ...others].map((name) => {
       const li = document.createElement("li");
       li.innerHTML = `<span></span><span></span>`;
-      li.children[0].textContent = name.replaceAll("_", " ");
-      li.children[1].textContent = enabled ? "on" : "off";
+      li.children[0].textContent = CAPABILITIES[name] ?? name.replaceAll("_", " ");
+      li.children[1].textContent = caps[name] ? "on" : "off";
       return li;
     }),
   );
-  $("portform").hidden = !!s.managed;
-  $("pairform").hidden = s.managed || s.paired || connected || s.status === "disconnected" || s.status === "connecting";
+  // The port matters while looking for the app; once linked, the line above names it.
+  $("portform").hidden = !!s.managed || connected || s.status === "waiting";
+  $("pairform").hidden = s.managed || s.paired || connected || !["unpaired", "refused"].includes(s.status);
   $("pairhelp").hidden = $("pairform").hidden;
-  $("forget").hidden = s.managed || !connected;
+  $("forget").hidden = s.managed || !s.paired;
   if (document.activeElement !== $("port") && s.port) $("port").value = s.port;
 }
 

@@ -198,11 +198,12 @@ async def test_a_second_app_on_the_same_home_refuses_to_start(make_app: AppFacto
 
 async def test_a_pairing_code_gives_nothing_to_crack_and_each_try_counts(make_app: AppFactory) -> None:
     """With a code the browser proves first: a knock reveals no proof keyed by the code, walking away
-    counts as a wrong guess, and after five the open codes are withdrawn."""
+    counts as a wrong guess, and after five that browser is held off (the person's code stays open for
+    the person's own browser: tests/integration/test_pairing_guards.py)."""
     app = await make_app()
     port = app.bridge.port  # type: ignore[union-attr]
     offered = app.offer_pairing_code()["code"]
-    for attempt in range(5):
+    for _attempt in range(5):
         async with (
             aiohttp.ClientSession() as session,
             session.ws_connect(f"http://127.0.0.1:{port}/ws", headers={"Origin": FakeExtension(port).origin}) as ws,
@@ -213,7 +214,7 @@ async def test_a_pairing_code_gives_nothing_to_crack_and_each_try_counts(make_ap
                     "protocol": PROTOCOL_VERSION,
                     "extension_version": "0",
                     "extension_id": extension_id(),
-                    "instance_id": f"i{attempt}",
+                    "instance_id": "the-guesser",
                     "browser": {},
                     "client_nonce": secrets.token_hex(16),
                     "auth": "pairing",
@@ -223,8 +224,10 @@ async def test_a_pairing_code_gives_nothing_to_crack_and_each_try_counts(make_ap
             assert challenge["type"] == "challenge"
             assert challenge["app_proofs"] == []  # nothing keyed by the code before the browser proves it
         # the socket closes without an answer: one wrong guess
-    assert app.pairings.pending() == []  # five tries: the code is withdrawn
-    wrong = FakeExtension(port, auth="pairing", secret=offered.replace("-", ""))
-    await wrong.connect()
-    assert wrong.refused is not None
-    await wrong.close()
+    # five tries: that browser is held off, even with the right code
+    held = FakeExtension(port, auth="pairing", secret=offered.replace("-", ""))
+    held.instance_id = "the-guesser"
+    await held.connect()
+    assert held.refused is not None and held.refused["code"] == "throttled"
+    await held.close()
+    assert [p.code for p in app.pairings.pending()] == [offered.replace("-", "")]

@@ -87,7 +87,8 @@ class FakeExtension:
             proof = pairing.extension_proof(key, nonce, server_nonce)
             await self._ws.send_json({"type": "auth", "proof": proof})
             first = await self._ws.receive_json(timeout=5)
-            if by_code and first["type"] == "welcome":
+            # After a code the app proves it in its welcome, or in a `busy` refusal that keeps the pairing.
+            if by_code and (first["type"] == "welcome" or "app_proof" in first):
                 self.app_verified = first.get("app_proof") == expected
                 if not self.app_verified:
                     self.refused = {"type": "refused", "code": "impostor", "reason": "the app's proof was wrong"}

@@ -1,4 +1,12 @@
-"""BrowserPort over the extension's WebSocket: requests matched to futures by id."""
+"""BrowserPort over the extensions' WebSockets: requests matched to futures by id, routed by tab.
+
+Several browsers may be connected at once (the managed browser and the person's own, say). Tab ids are
+each browser's own small numbers, so the link gives each browser a slot and shows the engine tab ids
+that name both: `slot * SLOT_SPAN + the browser's tab id` (the first browser's ids stay as they are). A
+command that names a tab goes to that tab's browser; one that names none goes to the default browser:
+the one whose tab was tracked last, else the person's own browser (the newest that is not managed), else
+the managed one. `tabs.list` asks every browser and says which browser each tab is in.
+"""
 
 from __future__ import annotations
 
@@ -6,12 +14,18 @@ import asyncio
 import itertools
 import logging
 from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from tabpilot.bridge.protocol import OPS, CommandMsg, Hello, encode
 from tabpilot.engine.errors import TabpilotError, coerce_code
 
 log = logging.getLogger("tabpilot.bridge")
+
+SLOT_SPAN = 2**31
+"""Chrome's tab ids are positive 32-bit integers."""
+MAX_BROWSERS = 4
+"""Browsers connected at once; one more is refused `busy` (its reason says which are connected)."""
 
 
 class Socket(Protocol):
@@ -23,49 +37,123 @@ class Socket(Protocol):
 LinkListener = Callable[[bool], None]
 
 
-class ExtensionLink:
-    """The app's one live connection to a browser's extension (or none)."""
+@dataclass
+class _Browser:
+    socket: Socket
+    hello: Hello
+    slot: int
+    order: int
+    page: dict[str, Any] = field(default_factory=dict)
 
-    def __init__(self) -> None:
-        self._socket: Socket | None = None
-        self._hello: Hello | None = None
-        self._pending: dict[str, asyncio.Future[dict[str, Any]]] = {}
+    @property
+    def managed(self) -> bool:
+        return self.hello.get("auth") == "managed"
+
+
+def _default_label(hello: Hello) -> str:
+    if hello.get("auth") == "managed":
+        return "managed browser"
+    return str(hello["browser"].get("name") or "browser")
+
+
+class ExtensionLink:
+    """The app's live connections to browsers' extensions (none, one or several)."""
+
+    def __init__(self, max_browsers: int = MAX_BROWSERS) -> None:
+        self.max_browsers = max_browsers
+        self._browsers: dict[int, _Browser] = {}
+        self._slots: dict[str, int] = {}
+        """instance_id → slot, for the app's life: a browser that reconnects keeps its tab ids."""
+        self._tracked_slot: int | None = None
+        self._pending: dict[str, tuple[asyncio.Future[dict[str, Any]], int]] = {}
         self._ids = itertools.count(1)
+        self._order = itertools.count(1)
         self._listeners: list[LinkListener] = []
         self._event_handlers: list[Callable[[str, dict[str, Any]], Awaitable[None] | None]] = []
+        self._last_page: dict[str, Any] = {}
         self.connects = 0
         """How many times an extension has connected since the app started (reconnects show here)."""
-        self.page: dict[str, Any] = {}
-        """The latest tab the extension reported (url, title) — shown in approval prompts."""
+        self.label: Callable[[Hello], str] = _default_label
+        """What `tabs.list` calls a browser (the app names paired browsers as the person does)."""
 
     # -- BrowserPort ---------------------------------------------------------------------------
 
     @property
     def connected(self) -> bool:
-        return self._socket is not None
+        return bool(self._browsers)
+
+    @property
+    def page(self) -> dict[str, Any]:
+        """The latest tab a browser reported (url, title) — shown in approval prompts."""
+        return self._last_page
 
     def info(self) -> dict[str, Any]:
-        if self._hello is None:
+        """The default browser (where commands that name no tab go), and how many are connected."""
+        browser = self._default()
+        if browser is None:
             return {}
-        hello = self._hello
+        hello = browser.hello
         return {
             **hello["browser"],
             "extension_version": hello["extension_version"],
             "extension_id": hello["extension_id"],
             "instance_id": hello["instance_id"],
-            "managed": hello.get("auth") == "managed",
-            "active_url": self.page.get("url"),
+            "managed": browser.managed,
+            "active_url": browser.page.get("url"),
+            **({"browsers_connected": len(self._browsers)} if len(self._browsers) > 1 else {}),
         }
 
     async def request(self, op: str, params: Mapping[str, Any], *, timeout_s: float) -> dict[str, Any]:
         if op not in OPS:
             raise ValueError(f"op {op!r} is not in the bridge protocol")
-        socket = self._socket
-        if socket is None:
+        if not self._browsers:
             raise TabpilotError("extension_not_connected", "The browser extension is not connected.")
+        if op == "tabs.list":
+            return await self._list_every_browser(params, timeout_s)
+        tab_id = params.get("tab_id")
+        if op == "tabs.track" and params.get("clear") and not isinstance(tab_id, int):
+            for other in list(self._browsers.values())[:-1]:
+                await self._ask(other, op, params, timeout_s)  # no tab is tracked anywhere now
+            self._tracked_slot = None
+            return await self._ask(list(self._browsers.values())[-1], op, params, timeout_s)
+        if isinstance(tab_id, int) and not isinstance(tab_id, bool):
+            slot, local = divmod(tab_id, SLOT_SPAN)
+            browser = self._browsers.get(slot)
+            if browser is None:
+                raise TabpilotError(
+                    "tab_closed", f"Tab {tab_id} is in a browser that is not connected now.", tab_id=tab_id
+                )
+            params = {**params, "tab_id": local}
+        else:
+            browser = self._default()
+            assert browser is not None
+        result = await self._ask(browser, op, params, timeout_s)
+        if op == "tabs.track":
+            self._tracked_slot = None if params.get("clear") else browser.slot
+        return result
+
+    async def _list_every_browser(self, params: Mapping[str, Any], timeout_s: float) -> dict[str, Any]:
+        browsers = sorted(self._browsers.values(), key=lambda b: b.slot)
+        answers = await asyncio.gather(
+            *(self._ask(b, "tabs.list", params, timeout_s) for b in browsers), return_exceptions=True
+        )
+        tabs: list[Any] = []
+        failures = []
+        for browser, answer in zip(browsers, answers, strict=True):
+            if isinstance(answer, BaseException):
+                failures.append(answer)
+                continue
+            for tab in answer.get("tabs") or []:
+                if isinstance(tab, dict):
+                    tabs.append({**tab, "browser": self.label(browser.hello)})
+        if failures and not tabs:
+            raise failures[0]
+        return {"tabs": tabs}
+
+    async def _ask(self, browser: _Browser, op: str, params: Mapping[str, Any], timeout_s: float) -> dict[str, Any]:
         msg_id = f"m{next(self._ids)}"
         future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
-        self._pending[msg_id] = future
+        self._pending[msg_id] = (future, browser.slot)
         msg: CommandMsg = {
             "type": "command",
             "id": msg_id,
@@ -74,7 +162,7 @@ class ExtensionLink:
             "timeout_ms": int(timeout_s * 1000),
         }
         try:
-            await socket.send_str(encode(msg))
+            await browser.socket.send_str(encode(msg))
             return await asyncio.wait_for(future, timeout_s)
         except TimeoutError as exc:
             raise TabpilotError("timeout", f"The browser did not answer '{op}' within {timeout_s:g} s.", op=op) from exc
@@ -83,20 +171,49 @@ class ExtensionLink:
         finally:
             self._pending.pop(msg_id, None)
 
+    def _default(self) -> _Browser | None:
+        if self._tracked_slot in self._browsers:
+            return self._browsers[self._tracked_slot]
+        if not self._browsers:
+            return None
+        own = [b for b in self._browsers.values() if not b.managed]
+        return max(own or self._browsers.values(), key=lambda b: b.order)
+
     # -- driven by the server -------------------------------------------------------------------
 
     @property
     def hello(self) -> Hello | None:
-        return self._hello
+        """The default browser's hello (None when no browser is connected)."""
+        browser = self._default()
+        return browser.hello if browser is not None else None
+
+    def hellos(self) -> list[Hello]:
+        """Every connected browser's hello, oldest connection first."""
+        return [b.hello for b in sorted(self._browsers.values(), key=lambda b: b.order)]
+
+    def full(self) -> bool:
+        """As many browsers are connected as the app takes: another one must wait for one to go."""
+        return len(self._browsers) >= self.max_browsers
+
+    def has_room(self, hello: Hello) -> bool:
+        """Whether `hello`'s browser may connect now: it is connected already (a reconnect), or there is room."""
+        return self._slot_of(hello["instance_id"]) in self._browsers or len(self._browsers) < self.max_browsers
+
+    def _slot_of(self, instance_id: str) -> int:
+        slot = self._slots.get(instance_id)
+        if slot is None:
+            slot = self._slots[instance_id] = len(self._slots)
+        return slot
 
     def attach(self, socket: Socket, hello: Hello) -> Socket | None:
-        """Make `socket` the live link; returns the socket it replaces, which the caller closes."""
-        previous = self._socket
+        """Add `socket` as its browser's live link; returns the socket of that same browser it replaces (a
+        reconnect), which the caller closes."""
+        slot = self._slot_of(hello["instance_id"])
+        previous = self._browsers.get(slot)
         if previous is not None:
-            self._fail_pending("The browser extension reconnected; the request was lost.")
-        self._socket, self._hello = socket, hello
+            self._fail_pending("The browser extension reconnected; the request was lost.", slot)
+        self._browsers[slot] = _Browser(socket, hello, slot, next(self._order))
         self.connects += 1
-        self.page = {}
         log.info(
             "extension connected: %s %s (extension %s)",
             hello["browser"].get("name", "browser"),
@@ -104,57 +221,77 @@ class ExtensionLink:
             hello["extension_version"],
         )
         self._notify(True)
-        return previous
+        return previous.socket if previous is not None else None
 
     def detach(self, socket: Socket) -> None:
-        if socket is not self._socket:
+        browser = self._by_socket(socket)
+        if browser is None:
             return
-        self._socket, self._hello = None, None
-        self._fail_pending("The browser extension disconnected.")
+        del self._browsers[browser.slot]
+        if self._tracked_slot == browser.slot:
+            self._tracked_slot = None
+        self._fail_pending("The browser extension disconnected.", browser.slot)
         log.info("extension disconnected")
-        self._notify(False)
+        self._notify(self.connected)
 
     async def close(self, reason: str) -> None:
-        socket = self._socket
-        if socket is not None:
-            await socket.close(code=4001, message=reason.encode())
+        """Cut every browser off (the app goes away)."""
+        for browser in list(self._browsers.values()):
+            await browser.socket.close(code=4001, message=reason.encode())
 
-    def _fail_pending(self, message: str) -> None:
-        for future in self._pending.values():
-            if not future.done():
-                future.set_exception(TabpilotError("extension_not_connected", message))
-        self._pending.clear()
+    async def close_pairing(self, pair_id: str, reason: str) -> None:
+        """Cut off the browser connected with that pairing, if one is."""
+        for browser in list(self._browsers.values()):
+            if browser.hello.get("pair_id") == pair_id:
+                await browser.socket.close(code=4001, message=reason.encode())
+
+    def _fail_pending(self, message: str, slot: int) -> None:
+        for msg_id, (future, where) in list(self._pending.items()):
+            if where == slot:
+                if not future.done():
+                    future.set_exception(TabpilotError("extension_not_connected", message))
+                del self._pending[msg_id]
+
+    def _by_socket(self, socket: Socket) -> _Browser | None:
+        return next((b for b in self._browsers.values() if b.socket is socket), None)
 
     def is_current(self, socket: Socket) -> bool:
-        return socket is self._socket
+        return self._by_socket(socket) is not None
 
     async def send(self, msg: Mapping[str, Any]) -> None:
-        socket = self._socket
-        if socket is not None:
+        """To every connected browser (the pilot state, say)."""
+        text = encode(msg)
+        for browser in list(self._browsers.values()):
             try:
-                await socket.send_str(encode(msg))
+                await browser.socket.send_str(text)
             except ConnectionError:
                 log.debug("send on a closing socket dropped")
 
     def resolve(self, msg: Mapping[str, Any]) -> None:
-        future = self._pending.get(msg["id"])
-        if future is None or future.done():
+        entry = self._pending.get(msg["id"])
+        if entry is None or entry[0].done():
             log.debug("result for unknown or finished request %s", msg["id"])
             return
+        future, slot = entry
         if msg["ok"]:
-            future.set_result(msg.get("data") or {})
+            future.set_result(_global_tabs(msg.get("data") or {}, slot))
         else:
             err = msg["error"]
             details = err.get("details") if isinstance(err.get("details"), dict) else {}
             # The envelope's own keys cannot be overridden from the wire (nor clash with the arguments).
-            details = {k: v for k, v in details.items() if k not in ("code", "message", "error")}
+            details = {k: v for k, v in _global_tabs(details, slot).items() if k not in ("code", "message", "error")}
             future.set_exception(
                 TabpilotError(coerce_code(err.get("code")), str(err.get("message") or "browser error"), **details)
             )
 
-    async def handle_event(self, name: str, data: dict[str, Any]) -> None:
+    async def handle_event(self, name: str, data: dict[str, Any], socket: Socket | None = None) -> None:
+        browser = self._by_socket(socket) if socket is not None else self._default()
+        if browser is not None:
+            data = _global_tabs(data, browser.slot)
         if name == "page":
-            self.page = data
+            self._last_page = data
+            if browser is not None:
+                browser.page = data
         for handler in list(self._event_handlers):
             outcome = handler(name, data)
             if outcome is not None:
@@ -170,3 +307,20 @@ class ExtensionLink:
     def _notify(self, connected: bool) -> None:
         for listener in list(self._listeners):
             listener(connected)
+
+
+def _global_tabs(data: dict[str, Any], slot: int) -> dict[str, Any]:
+    """`data` with every `…tab_id` a browser reported made the app-wide id of that browser's slot."""
+    if slot == 0:
+        return data
+    return {key: _global_value(key, value, slot) for key, value in data.items()}
+
+
+def _global_value(key: str, value: Any, slot: int) -> Any:
+    if key.endswith("tab_id") and isinstance(value, int) and not isinstance(value, bool) and 0 <= value < SLOT_SPAN:
+        return slot * SLOT_SPAN + value
+    if isinstance(value, dict):
+        return _global_tabs(value, slot)
+    if isinstance(value, list):
+        return [_global_tabs(v, slot) if isinstance(v, dict) else v for v in value]
+    return value

@@ -40,6 +40,10 @@ class BridgeAuth(Protocol):
 
     def failed(self, hello: Hello) -> None: ...
 
+    def busy(self, hello: Hello) -> str:
+        """Why `hello`'s browser, which proved its secret, cannot connect while others are, and what to do."""
+        ...
+
 
 @dataclass
 class BridgeHooks:
@@ -255,15 +259,19 @@ class BridgeServer:
             self.hooks.auth.failed(hello)
             await _send_refused(ws, "bad_proof", "The extension could not prove it is paired with this app.")
             return None
-        if self.link.connected:
-            current = self.link.hello
-            if current is not None and current["instance_id"] != hello["instance_id"]:
-                await _send_refused(ws, "busy", "Another browser is connected to this Tabpilot app.")
-                return None
+        busy = not self.link.has_room(hello)
+        if busy and not by_code:
+            await _send_refused(ws, "busy", self.hooks.auth.busy(hello))
+            return None
         extra = self.hooks.auth.accepted(hello, tag)
         if by_code:
             key = next(key for key, candidate in keys if candidate == tag)
             extra["app_proof"] = pairing.app_proof(key, hello["client_nonce"], server_nonce)
+        if busy:
+            # The person typed a right code while the app has all the browsers it takes: keep the pairing (the
+            # browser connects by itself once one leaves) rather than waste the code and the person's effort.
+            await _send_refused(ws, "busy", self.hooks.auth.busy(hello), **extra)
+            return None
         await ws.send_json(
             {
                 "type": "welcome",
@@ -312,7 +320,7 @@ class BridgeServer:
                 await ws.send_str('{"type":"pong"}')
             elif kind == "event":
                 try:
-                    await self.link.handle_event(msg["name"], msg["data"])
+                    await self.link.handle_event(msg["name"], msg["data"], ws)
                 except Exception:
                     log.exception("handling extension event %s failed", msg["name"])
 
@@ -329,7 +337,7 @@ def _refuse(status: int, message: str) -> web.Response:
     )
 
 
-async def _send_refused(ws: web.WebSocketResponse, code: str, reason: str) -> None:
+async def _send_refused(ws: web.WebSocketResponse, code: str, reason: str, **extra: Any) -> None:
     log.warning("refused an extension connection: %s (%s)", reason, code)
-    await ws.send_json({"type": "refused", "code": code, "reason": reason})
+    await ws.send_json({"type": "refused", "code": code, "reason": reason, **extra})
     await ws.close(code=4000 + (3 if code == "protocol_mismatch" else 1), message=code.encode())

@@ -16,7 +16,17 @@ from typing import TYPE_CHECKING, Literal
 import shiboken6
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QCloseEvent, QFont, QFontDatabase
-from PySide6.QtWidgets import QFormLayout, QHBoxLayout, QLabel, QLayout, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLayout,
+    QPushButton,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
 
 from tabpilot.bridge.pairing import Pairing, PendingRequest, show_code
 from tabpilot.ui.icons import app_icon
@@ -63,30 +73,23 @@ class PairingRequestWindow(QWidget):
         layout.addWidget(self.heading)
 
         browser = pending.browser
-        self.browser_label = _value(str(browser.get("name") or "unknown browser"))
-        self.version_label = _value(str(browser.get("version") or "—"))
-        self.extension_label = _value(pending.extension_id or "—")
-        self.profile_label = _value(str(browser.get("profile") or "(not given)"))
+        self.browser_label = _value(
+            f"{browser.get('name') or 'unknown browser'} {browser.get('version') or ''}".strip()
+        )
+        self.system_label = _value(str(browser.get("os") or "not given"))
         if knocked:
             form = QFormLayout()
             form.setLabelAlignment(Qt.AlignmentFlag.AlignRight)
             form.addRow("Browser:", self.browser_label)
-            form.addRow("Version:", self.version_label)
-            form.addRow("Extension:", self.extension_label)
-            form.addRow("Profile:", self.profile_label)
+            form.addRow("System:", self.system_label)
             layout.addLayout(form)
-            how = (
-                "If this is your browser, allow it by typing this code into the Tabpilot extension's popup "
-                "there (the Tabpilot icon in its toolbar):"
-            )
+            how = "If this is your browser, type this code into its Tabpilot popup:"
         else:
-            how = (
-                "Type this code into the Tabpilot extension's popup in your browser (the Tabpilot icon in its toolbar):"
-            )
-        instructions = QLabel(how)
-        instructions.setWordWrap(True)
-        instructions.setMinimumWidth(440)
-        layout.addWidget(instructions)
+            how = "Type this code into the Tabpilot popup of your browser (its toolbar icon):"
+        self.instructions = QLabel(how)
+        self.instructions.setWordWrap(True)
+        self.instructions.setMinimumWidth(440)
+        layout.addWidget(self.instructions)
 
         self.code_label = QLabel(show_code(pending.code))
         self.code_label.setObjectName("pairingCode")
@@ -105,13 +108,17 @@ class PairingRequestWindow(QWidget):
         self.expiry_label = QLabel()
         self.expiry_label.setStyleSheet("color: #5b6270;")
         layout.addWidget(self.expiry_label)
-        warning = QLabel(
-            "Not expecting this? Deny: that browser stays refused."
-            if knocked
-            else "The code works once. Cancel withdraws it."
+        self.busy_label = QLabel()
+        """While another browser is connected: that this one waits for it to go, and how to make it go."""
+        self.busy_label.setObjectName("pairingBusy")
+        self.busy_label.setWordWrap(True)
+        self.busy_label.setStyleSheet("QLabel#pairingBusy { color: #8a4b00; }")
+        layout.addWidget(self.busy_label)
+        self.warning_label = QLabel(
+            "Not expecting this? Deny, and that browser stays refused." if knocked else "Cancel withdraws the code."
         )
-        warning.setWordWrap(True)
-        layout.addWidget(warning)
+        self.warning_label.setWordWrap(True)
+        layout.addWidget(self.warning_label)
 
         buttons = QHBoxLayout()
         buttons.addStretch(1)
@@ -123,6 +130,8 @@ class PairingRequestWindow(QWidget):
 
         self._listening = True
         app.pairings.listeners.append(self._changed)
+        self._unsubscribe_link: Callable[[], None] = app.link.subscribe(lambda _connected: self._link_moved())
+        self._show_busy()
         self._ticker = QTimer(self)
         self._ticker.setInterval(1000)
         self._ticker.timeout.connect(self._tick)
@@ -135,6 +144,36 @@ class PairingRequestWindow(QWidget):
             self.app.pairings.cancel(self.pending.code)  # -> _changed -> closes the window
             log.info("pairing code withdrawn by the user")
         self.close()
+
+    def _link_moved(self) -> None:
+        if not shiboken6.isValid(self):
+            return
+        if self.paired is not None and self.paired.pair_id in self._linked_pairs():
+            self.close()  # the browser paired while another was connected got its turn
+            return
+        self._show_busy()
+
+    def _linked_pairs(self) -> set[str]:
+        return {str(h.get("pair_id")) for h in self.app.link.hellos() if h.get("pair_id")}
+
+    def _show_busy(self) -> None:
+        busy = self.app.link.full()
+        if busy:
+            self.busy_label.setText(self.app.browsers_full())
+        elif self.paired is not None:
+            self.busy_label.setText("A browser is gone: this one connects within a few seconds.")
+        self.busy_label.setVisible(busy or self.paired is not None)
+
+    def _show_waiting(self, pairing: Pairing) -> None:
+        """Paired while another browser is connected: say so here too (the popup says "waiting")."""
+        self._ticker.stop()
+        self.setWindowTitle("Tabpilot — browser paired")
+        self.heading.setText("Paired: waiting for its turn")
+        self.instructions.setText(f"{pairing.label()} is paired with Tabpilot.")
+        for done in (self.code_label, self.expiry_label, self.warning_label):
+            done.hide()
+        self._show_busy()
+        self.deny_button.setText("Close")
 
     def _tick(self) -> None:
         left = max(0, round(self.pending.expires_at - self.app.pairings.clock()))
@@ -151,6 +190,9 @@ class PairingRequestWindow(QWidget):
         if mine:
             self.outcome, self.paired = "paired", mine[-1]
             log.info("pairing completed: %s", mine[-1].describe())
+            if self.app.link.full() and mine[-1].pair_id not in self._linked_pairs():
+                self._show_waiting(mine[-1])
+                return
         else:
             self.outcome = "expired"
         self.close()
@@ -167,6 +209,7 @@ class PairingRequestWindow(QWidget):
         if self._listening:
             self._listening = False
             self.app.pairings.listeners.remove(self._changed)
+            self._unsubscribe_link()
 
 
 def _value(text: str) -> QLabel:
@@ -252,7 +295,12 @@ def show_pairing_code(app: App) -> None:
 
 # -- paired browsers ---------------------------------------------------------------------------------
 
-PAIRED_COLUMNS = ("Browser", "Version", "Profile", "Extension", "Paired since", "Now", "")
+PAIRED_COLUMNS = ("Name", "Browser", "System", "Last seen", "Paired", "")
+NAME_COLUMN, BROWSER_COLUMN = 0, 1
+
+
+def _when(at: float) -> str:
+    return time.strftime("%Y-%m-%d %H:%M", time.localtime(at)) if at else "—"
 
 
 class PairedBrowsersWindow(RevocableList):
@@ -260,16 +308,23 @@ class PairedBrowsersWindow(RevocableList):
         super().__init__(
             name="pairedBrowsers",
             title="Tabpilot — paired browsers",
-            size=(820, 260),
+            size=(840, 260),
             intro=(
-                "Browsers you paired with this app. Revoke one to cut it off now; it can connect again only "
-                "if you pair it again. The managed browser Tabpilot launches needs no pairing."
+                "Browsers you paired with this app; double-click a name to change it. Revoke cuts a browser off "
+                "now, and it connects again only if you pair it again. The managed browser needs no pairing."
             ),
             columns=PAIRED_COLUMNS,
-            stretch=3,
+            stretch=BROWSER_COLUMN,
             empty="No browser is paired.",
         )
         self.app = app
+        table = self.table
+        table.setEditTriggers(
+            QAbstractItemView.EditTrigger.DoubleClicked | QAbstractItemView.EditTrigger.EditKeyPressed
+        )
+        table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        table.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        table.itemChanged.connect(self._renamed)
         self.pair_button = QPushButton("Pair a browser…")
         self.pair_button.clicked.connect(lambda: show_pairing_code(self.app))
         self.buttons.insertWidget(0, self.pair_button)
@@ -282,22 +337,45 @@ class PairedBrowsersWindow(RevocableList):
     def refresh(self) -> None:
         if not shiboken6.isValid(self):
             return
-        hello = self.app.link.hello if self.app.link.connected else None
-        connected_id = hello.get("pair_id") if hello else None
+        connected = {h.get("pair_id") for h in self.app.link.hellos()}
         shown = []
         for pairing in self.app.pairings.paired():
-            since = time.strftime("%Y-%m-%d %H:%M", time.localtime(pairing.created_at))
-            now = "connected" if pairing.pair_id == connected_id else ""
-            cells = (pairing.browser, pairing.version, pairing.profile or "—", pairing.extension_id, since, now)
+            seen = "connected now" if pairing.pair_id in connected else _when(pairing.last_seen)
+            browser = f"{pairing.browser} {pairing.version}".strip()
+            cells = (pairing.label(), browser, pairing.os or "—", seen, _when(pairing.created_at))
             shown.append(
                 Revocable(
                     pairing.pair_id,
                     cells,
-                    tooltip=f"{pairing.describe()} — {pairing.pair_id}",
-                    revoke_tooltip=f"Forget {pairing.describe()} and cut it off now",
+                    tooltip=f"{pairing.describe()} — extension {pairing.extension_id}, {pairing.pair_id}",
+                    revoke_tooltip=f"Forget {pairing.label()} and cut it off now",
                 )
             )
-        self.show_rows(shown)
+        blocked = self.table.blockSignals(True)  # rows rebuilt here are no renames
+        try:
+            self.show_rows(shown)
+            for row, listed in enumerate(shown):
+                for column in range(self.table.columnCount() - 1):
+                    item = self.table.item(row, column)
+                    if item is None:
+                        continue
+                    if column == NAME_COLUMN:
+                        item.setToolTip("Double-click to rename")
+                        item.setData(Qt.ItemDataRole.UserRole, listed.key)
+                    else:
+                        item.setFlags(item.flags() & ~Qt.ItemFlag.ItemIsEditable)
+        finally:
+            self.table.blockSignals(blocked)
+        self.table.setCurrentCell(-1, -1)  # nothing looks selected until the person picks a name
+
+    def rename(self, pair_id: str, name: str) -> None:
+        if self.app.pairings.rename(pair_id, name):
+            log.info("paired browser %s renamed by the user", pair_id)
+
+    def _renamed(self, item: QTableWidgetItem) -> None:
+        pair_id = item.data(Qt.ItemDataRole.UserRole)
+        if item.column() == NAME_COLUMN and isinstance(pair_id, str):
+            self.rename(pair_id, item.text())
 
     def revoke(self, pair_id: str) -> None:
         if self.app.revoke_pairing(pair_id):

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from tabpilot.bridge.link import SLOT_SPAN as SPAN
 from tabpilot.bridge.link import ExtensionLink
 from tabpilot.bridge.protocol import Hello
 from tabpilot.engine.errors import TabpilotError
@@ -135,10 +136,10 @@ async def test_detach_fails_pending_requests(link: ExtensionLink, socket: FakeSo
 
 async def test_detaching_a_replaced_socket_changes_nothing(link: ExtensionLink, socket: FakeSocket) -> None:
     newer = FakeSocket()
-    assert link.attach(newer, {**HELLO, "instance_id": "inst-2"}) is socket
+    assert link.attach(newer, HELLO) is socket  # the same browser reconnected
     link.detach(socket)
-    assert link.connected and link.is_current(newer)
-    assert link.info()["instance_id"] == "inst-2"
+    assert link.connected and link.is_current(newer) and not link.is_current(socket)
+    assert link.info()["instance_id"] == "inst-1"
 
 
 async def test_a_reconnect_fails_requests_sent_on_the_old_socket(link: ExtensionLink, socket: FakeSocket) -> None:
@@ -250,3 +251,94 @@ def test_listeners_hear_connects(socket: FakeSocket) -> None:
     unsubscribe()
     link.detach(socket)
     assert states == [True]
+
+
+# -- several browsers at once ------------------------------------------------------------------------
+
+MANAGED: Hello = {**HELLO, "instance_id": "managed-1", "auth": "managed"}  # type: ignore[typeddict-item]
+OWN: Hello = {**HELLO, "instance_id": "own-1", "auth": "paired", "pair_id": "pair-1"}  # type: ignore[typeddict-item]
+
+
+async def answer(socket: FakeSocket, n: int, data: Any, link: ExtensionLink) -> dict[str, Any]:
+    frames = await sent_commands(socket, n)
+    frame = frames[-1]
+    link.resolve(ok(frame["id"], data(frame) if callable(data) else data))
+    return frame
+
+
+async def test_two_browsers_connect_side_by_side_and_commands_go_to_the_tabs_browser() -> None:
+    link = ExtensionLink()
+    managed, own = FakeSocket(), FakeSocket()
+    assert link.attach(managed, MANAGED) is None
+    assert link.attach(own, OWN) is None  # beside it, not instead of it
+    assert link.connected and link.is_current(managed) and link.is_current(own)
+    assert [h["instance_id"] for h in link.hellos()] == ["managed-1", "own-1"]
+    assert link.info()["instance_id"] == "own-1"  # the person's own browser is the default
+    assert link.info()["browsers_connected"] == 2
+
+    # observe tabs: every browser's tabs, with ids that tell the browsers apart and the browser's name.
+    listing = asyncio.create_task(link.request("tabs.list", {}, timeout_s=5))
+    await answer(managed, 1, {"tabs": [{"tab_id": 5, "url": "https://m.test/", "active": True}]}, link)
+    await answer(own, 1, {"tabs": [{"tab_id": 5, "url": "https://o.test/", "active": True}]}, link)
+    tabs = (await listing)["tabs"]
+    assert [(t["tab_id"], t["url"], t["browser"]) for t in tabs] == [
+        (5, "https://m.test/", "managed browser"),
+        (SPAN + 5, "https://o.test/", "Chromium"),
+    ]
+
+    # A command naming a tab goes to that tab's browser, with that browser's own id; its answer's ids are
+    # the app's again.
+    clicking = asyncio.create_task(link.request("page.info", {"tab_id": SPAN + 5}, timeout_s=5))
+    frame = await answer(own, 2, {"tab_id": 5, "url": "https://o.test/"}, link)
+    assert frame["params"]["tab_id"] == 5
+    assert (await clicking)["tab_id"] == SPAN + 5
+    navigating = asyncio.create_task(link.request("page.info", {"tab_id": 5}, timeout_s=5))
+    await answer(managed, 2, {"tab_id": 5}, link)
+    assert (await navigating)["tab_id"] == 5
+    # None named: the default browser; tracking a tab makes its browser the default.
+    plain = asyncio.create_task(link.request("page.info", {}, timeout_s=5))
+    await answer(own, 3, {"tab_id": 7}, link)
+    assert (await plain)["tab_id"] == SPAN + 7
+    tracking = asyncio.create_task(link.request("tabs.track", {"tab_id": 5, "clear": False}, timeout_s=5))
+    await answer(managed, 3, {"tracked": 5}, link)
+    await tracking
+    assert link.info()["instance_id"] == "managed-1"
+
+    # Events carry the app's ids too; a browser that leaves takes only its own requests along.
+    seen: list[dict[str, Any]] = []
+    link.on_event(lambda name, data: seen.append(data))
+    await link.handle_event("capture", {"tab_id": 3, "items": []}, own)
+    assert seen[-1]["tab_id"] == SPAN + 3
+    pending_own = asyncio.create_task(link.request("page.info", {"tab_id": SPAN + 5}, timeout_s=5))
+    await sent_commands(own, 4)
+    link.detach(own)
+    assert (await failure(pending_own)).code == "extension_not_connected"
+    assert link.connected and link.info()["instance_id"] == "managed-1"
+    gone = await failure(link.request("page.info", {"tab_id": SPAN + 5}, timeout_s=5))
+    assert gone.code == "tab_closed"
+
+    # It comes back: same slot, same ids.
+    again = FakeSocket()
+    link.attach(again, OWN)
+    back = asyncio.create_task(link.request("page.info", {"tab_id": SPAN + 5}, timeout_s=5))
+    frame = await answer(again, 1, {"tab_id": 5}, link)
+    assert frame["params"]["tab_id"] == 5 and (await back)["tab_id"] == SPAN + 5
+
+
+def test_the_link_takes_so_many_browsers_and_a_reconnect_always() -> None:
+    link = ExtensionLink(max_browsers=1)
+    link.attach(FakeSocket(), MANAGED)
+    assert link.full()
+    assert not link.has_room(OWN)
+    assert link.has_room(MANAGED)  # the same browser reconnecting
+
+
+async def test_state_goes_to_every_browser_and_revoking_cuts_off_only_that_pairing() -> None:
+    link = ExtensionLink()
+    managed, own = FakeSocket(), FakeSocket()
+    link.attach(managed, MANAGED)
+    link.attach(own, OWN)
+    await link.send({"type": "state", "state": {}})
+    assert managed.sent == own.sent == [{"type": "state", "state": {}}]
+    await link.close_pairing("pair-1", "revoked")
+    assert own.closed and not managed.closed
