@@ -15,12 +15,13 @@ from tabpilot.engine.errors import TabpilotError, new_log_ref
 from tabpilot.engine.events import ActivityEvent, ActivityStream, Outcome
 from tabpilot.engine.jobs import Job, JobTable, ProgressCallback
 from tabpilot.engine.pilot import PilotState
-from tabpilot.engine.policy import as_decision
+from tabpilot.engine.policy import action_class, as_decision
 from tabpilot.engine.ports import (
     ApprovalPort,
     ApprovalRequest,
     BrowserPort,
     Clock,
+    DecidedBy,
     NoSecrets,
     SecretStore,
     SystemClock,
@@ -177,19 +178,35 @@ class Engine:
             tool=command.tool,
             mode=command.mode,
             kind=command.kind,
-            target=_target_of(params),
-            params=redact_params(params),
+            target=_target_of(command.mode, params),
+            params=redact_params(params, command.mode),
+            actor="person" if approved else "agent",
+            site=_site_of(command.mode, params),
         )
         self.activity.emit(started)
         outcome: Outcome = "ok"
         error: str | None = None
         try:
             scope = self._approval_scope(command, params)
-            if scope is not None and not approved:
+            if scope is not None:
+                # Whatever its command's kind, a call with a page-changing step (a pagination click) is one.
+                started = replace(started, kind="mutate")
+            if approved:
+                started = replace(started, decided_by="person")  # the person started it from the tray
+            elif scope is None:
+                started = replace(started, decided_by="not_needed")
+            else:
+                self.activity.emit(replace(started, phase="awaiting_approval", time=self.clock.time()))
                 asked_at = self.clock.monotonic()
-                tab_id, tab_url = await self._approve(
-                    job, command, _shown_in_full(params), agent, scope, params.get("tab_id")
-                )
+                try:
+                    tab_id, tab_url, decided_by = await self._approve(
+                        job, command, _shown_in_full(params), agent, scope, params.get("tab_id")
+                    )
+                except TabpilotError as exc:
+                    decider = exc.details.get("decided_by", "timeout")
+                    started = replace(started, decided_by=decider, site=exc.details.pop("site", "") or started.site)
+                    raise
+                started = replace(started, decided_by=decided_by, site=origin_of(tab_url or "") or started.site)
                 waited = self.clock.monotonic() - asked_at > ANSWERED_AT_ONCE_S
                 self._gate(command)  # the user may have switched the pilot off while the prompt waited
                 if tab_id is not None and command.targets_tab:
@@ -202,6 +219,8 @@ class Engine:
             job.set_status("running")
             result = await command.handler(CommandContext(self, job, agent), params)
             job.finish(result)
+            if not started.site and isinstance(result.get("url"), str):
+                started = replace(started, site=origin_of(result["url"]))
         except TabpilotError as exc:
             outcome = "denied" if exc.code in ("approval_denied", "approval_timeout") else "error"
             error = exc.code
@@ -273,8 +292,9 @@ class Engine:
         agent: str,
         scope: ApprovalScope,
         tab_id: int | None,
-    ) -> tuple[int | None, str | None]:
-        """Ask; returns the tab the approval was for (and its address), as shown in the prompt."""
+    ) -> tuple[int | None, str | None, DecidedBy]:
+        """Ask; returns the tab the approval was for (and its address), as shown in the prompt, and who
+        allowed it. A refusal raises approval_denied (with `decided_by`) or approval_timeout."""
         tab_url: str | None = None
         if self.browser.connected:
             try:
@@ -282,6 +302,7 @@ class Engine:
                 tab_url, tab_id = str(tab.get("url") or ""), tab.get("tab_id", tab_id)
             except TabpilotError:
                 log.debug("could not tell which tab %s is for", job.correlation_id)
+        steps = tuple(_shown_in_full(s) for s in scope.steps)
         request = ApprovalRequest(
             correlation_id=job.correlation_id,
             agent=agent,
@@ -289,23 +310,28 @@ class Engine:
             mode=command.mode,
             params=shown,
             tab_url=tab_url,
-            steps=tuple(_shown_in_full(s) for s in scope.steps),
+            steps=steps,
             origin=_origins(scope, tab_url),
             tab_id=tab_id,
             selector=scope.selector,
             workflow_id=scope.workflow_id,
             steps_hash=scope.steps_hash,
+            action_class="workflows" if scope.site_free else action_class(steps),
         )
         job.set_status("awaiting_approval")
+        site = origin_of(tab_url or "")
         try:
             decision = as_decision(await self.approvals.decide(request))
         except TimeoutError as exc:
             raise TabpilotError(
-                "approval_timeout", f"Nobody answered the approval prompt for {command.name} in time."
+                "approval_timeout",
+                f"Nobody answered the approval prompt for {command.name} in time.",
+                site=site,
             ) from exc
         if not decision.allow:
-            raise TabpilotError("approval_denied", f"The user denied {command.name}; nothing was done in the page.")
-        return (tab_id if isinstance(tab_id, int) else None), tab_url
+            by: DecidedBy = "policy" if decision.decided_by == "auto" else decision.decided_by  # auto never denies
+            raise TabpilotError("approval_denied", _denied_message(command.name, by), decided_by=by, site=site)
+        return (tab_id if isinstance(tab_id, int) else None), tab_url, decision.decided_by
 
     async def _still_on(self, tab_id: int, approved_url: str | None, command: Command) -> None:
         """The tab must still show the site that was approved (the prompt may have waited a while)."""
@@ -341,12 +367,34 @@ class Engine:
         await asyncio.gather(*self._tasks, return_exceptions=True)
 
 
-def _target_of(params: dict[str, Any]) -> str:
+def _denied_message(name: str, decided_by: DecidedBy) -> str:
+    if decided_by == "policy":
+        return (
+            f"Nobody could be asked to approve {name}, so it was refused and nothing was done in the page: this "
+            "Tabpilot runs without a window and answers every approval with deny (`tabpilot serve`, "
+            "`--approve deny` by default); the person running it can restart it with `--approve prompt` (asks "
+            "on its terminal) or `--approve auto` (allows and logs every step)."
+        )
+    if decided_by == "rule":
+        return f"A standing approval rule denied {name}; nothing was done in the page."
+    return f"The user denied {name}; nothing was done in the page."
+
+
+def _target_of(mode: str, params: dict[str, Any]) -> str:
+    if mode == "execute_js" and isinstance(params.get("script"), str):
+        script = " ".join(params["script"].split())  # one line
+        return "script: " + (script if len(script) <= 120 else script[:119] + "…")
     for key in ("url", "selector", "workflow_id", "correlation_id"):
         value = params.get(key)
         if isinstance(value, str) and value:
             return value[:200]
     return ""
+
+
+def _site_of(mode: str, params: dict[str, Any]) -> str:
+    """The site a command acts on when its parameters say (navigate's url); else found out later."""
+    url = params.get("url")
+    return origin_of(url) if mode == "navigate" and isinstance(url, str) else ""
 
 
 def _shown_in_full(params: dict[str, Any]) -> dict[str, Any]:
