@@ -27,7 +27,7 @@ from tabpilot.engine.ports import (
     SystemClock,
     WorkflowStore,
 )
-from tabpilot.engine.redact import redact_params
+from tabpilot.engine.redact import redact_params, typed_param_names
 from tabpilot.engine.workflows import origin_of
 
 log = logging.getLogger("tabpilot.engine")
@@ -179,7 +179,7 @@ class Engine:
             mode=command.mode,
             kind=command.kind,
             target=_target_of(command.mode, params),
-            params=redact_params(params, command.mode),
+            params=redact_params(params, command.mode, self._typed_params(params)),
             actor="person" if approved else "agent",
             site=_site_of(command.mode, params),
         )
@@ -219,8 +219,8 @@ class Engine:
             job.set_status("running")
             result = await command.handler(CommandContext(self, job, agent), params)
             job.finish(result)
-            if not started.site and isinstance(result.get("url"), str):
-                started = replace(started, site=origin_of(result["url"]))
+            if not started.site:
+                started = replace(started, site=_site_in(result))
         except TabpilotError as exc:
             outcome = "denied" if exc.code in ("approval_denied", "approval_timeout") else "error"
             error = exc.code
@@ -256,6 +256,14 @@ class Engine:
                     steps_total=job.steps_total,
                 )
             )
+
+    def _typed_params(self, params: dict[str, Any]) -> set[str] | None:
+        """For a replay: the saved workflow's params that its steps type (None: not known, hide them all)."""
+        workflow_id = params.get("workflow_id")
+        if params.get("steps") is not None or not isinstance(workflow_id, str) or self.workflows is None:
+            return None
+        entry = self.workflows.get(workflow_id)
+        return typed_param_names(entry.workflow.steps) if entry is not None and entry.workflow is not None else None
 
     def _progress_events(self, started: ActivityEvent, job: Job) -> ProgressCallback:
         """Steps of a long command as activity events (progress bars in the activity window)."""
@@ -389,6 +397,13 @@ def _target_of(mode: str, params: dict[str, Any]) -> str:
         if isinstance(value, str) and value:
             return value[:200]
     return ""
+
+
+def _site_in(result: dict[str, Any]) -> str:
+    """The site a finished command was on, from its result (a navigation's url, a scrape's metadata.url)."""
+    metadata = result.get("metadata")
+    url = result.get("url") or (metadata.get("url") if isinstance(metadata, dict) else None)
+    return origin_of(url) if isinstance(url, str) else ""
 
 
 def _site_of(mode: str, params: dict[str, Any]) -> str:

@@ -68,7 +68,8 @@ class Rule:
     def allows(self) -> str:
         """What the rule lets happen without a prompt, in a few words (the rules window's first column)."""
         if self.kind == "site":
-            return CLASS_NAMES.get(self.action_class, self.action_class).capitalize()
+            what = CLASS_NAMES.get(self.action_class, self.action_class)
+            return what[0].upper() + what[1:]
         return "Replays of this saved workflow, with the same steps and values"
 
     def describe(self) -> str:

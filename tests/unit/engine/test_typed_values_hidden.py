@@ -68,6 +68,19 @@ def test_redact_params_hides_typed_values_and_keeps_references() -> None:
     }
 
 
+def test_only_the_params_a_step_types_are_hidden() -> None:
+    steps = [
+        {"type": "navigate", "url": "https://{{host}}/"},
+        {"type": "if_exists", "selector": "#u", "then": [{"type": "fill", "selector": "#u", "value": "{{user}}"}]},
+    ]
+    shown = redact_params({"operation": "workflow", "steps": steps, "params": {"host": "a.test", "user": "al"}})
+    assert shown["params"] == {"host": "a.test", "user": "[2 characters]"}
+    replay = {"operation": "replay", "params": {"host": "b.test", "user": "bo", "q": "x"}}
+    assert redact_params(replay, "scrape", {"user"})["params"] == {"host": "b.test", "user": "[2 characters]", "q": "x"}
+    moved = {**replay, "override_params": {"steps[1].value": "{{q}}"}}
+    assert redact_params(moved, "scrape", {"user"})["params"]["q"] == "[1 characters]"
+
+
 async def test_auto_approve_logs_no_typed_value(caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.DEBUG)
     engine = engine_with(AutoApprove())
