@@ -82,7 +82,7 @@ async def test_deny_has_no_side_effect_and_allow_once_runs(
     call = execute_js(app)
     dialog = await next_dialog(dialogs)
     assert dialog.title_label.text() == 'An agent that says it is "Claude Code 1.0" wants to run JavaScript in the page'
-    assert dialog.agent_label.text() == 'an agent that says it is "Claude Code 1.0"'
+    assert dialog.agent_label.text() == 'says it is "Claude Code 1.0"'
     assert dialog.action_label.text() == "interact · execute_js"
     assert dialog.url_label.text() == PAGE
     assert dialog.origin_label.text() == "https://shop.example"
@@ -404,7 +404,7 @@ async def test_the_rule_buttons_say_exactly_what_they_allow(make_app: AppFactory
     dialog.site_minutes.setCurrentIndex(2)
     assert button(dialog, "Allow for this site").toolTip().startswith("For 60 minutes, without asking")
     assert "once" in button(dialog, "Allow once").toolTip()
-    assert dialog.agent_label.text() == 'an agent that says it is "you (tray)"'
+    assert dialog.agent_label.text() == 'says it is "you (tray)"'
     assert "cannot check" in dialog.agent_label.toolTip()
     dialog.reject()
     assert await asyncio.wait_for(decide, 5) == ApprovalDecision(allow=False)

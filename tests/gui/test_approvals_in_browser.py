@@ -137,7 +137,7 @@ async def test_an_agents_click_asks_with_the_target_outlined_and_the_answer_is_w
     call = click_call(app, "#to-second")
     dialog = await next_dialog(dialogs)
     assert dialog.title_label.text() == 'An agent that says it is "test-agent" wants to click an element'
-    assert dialog.agent_label.text() == 'an agent that says it is "test-agent"'
+    assert dialog.agent_label.text() == 'says it is "test-agent"'
     assert dialog.action_label.text() == "interact · click"
     assert dialog.url_label.text() == url
     assert dialog.origin_label.text() == site.origin
@@ -189,7 +189,7 @@ async def test_an_agents_click_asks_with_the_target_outlined_and_the_answer_is_w
     # asks, and so does test-agent's JavaScript (denied: nothing happens in the page).
     call = click_call(app, "h1", agent="other-agent")
     dialog = await next_dialog(dialogs)
-    assert dialog.agent_label.text() == 'an agent that says it is "other-agent"'
+    assert dialog.agent_label.text() == 'says it is "other-agent"'
     QTest.mouseClick(button(dialog, "Deny"), Qt.MouseButton.LeftButton)
     await denied(call)
     script = asyncio.get_running_loop().create_task(

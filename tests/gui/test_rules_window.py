@@ -35,7 +35,7 @@ class Scripted:
 
 
 ELEMENT_ACTIONS = "Element actions (click, fill, type, press, select, next-page clicks)"
-WORKFLOW_REPLAYS = "Replays of this saved workflow, with the same steps and values"
+WORKFLOW_REPLAYS = "Replay this saved workflow, same steps and values"
 
 
 def rows(window: RulesWindow) -> list[list[str]]:

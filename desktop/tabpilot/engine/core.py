@@ -191,6 +191,8 @@ class Engine:
             if scope is not None:
                 # Whatever its command's kind, a call with a page-changing step (a pagination click) is one.
                 started = replace(started, kind="mutate")
+                if scope.origin and " " not in scope.origin and not started.site:
+                    started = replace(started, site=scope.origin)  # a workflow's one site, known at once
             if approved:
                 started = replace(started, decided_by="person")  # the person started it from the tray
             elif scope is None:

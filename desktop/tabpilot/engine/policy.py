@@ -70,7 +70,7 @@ class Rule:
         if self.kind == "site":
             what = CLASS_NAMES.get(self.action_class, self.action_class)
             return what[0].upper() + what[1:]
-        return "Replays of this saved workflow, with the same steps and values"
+        return "Replay this saved workflow, same steps and values"
 
     def describe(self) -> str:
         """Everything the rule covers, in one sentence: the agent, the site or workflow, the class, how long."""

@@ -457,17 +457,17 @@ class ActivityWindow(QWidget):
         header = self.table.horizontalHeader()
         header.setHighlightSections(False)
         for column, width in (
-            (TIME, 70),
-            (AGENT, 190),
-            (COMMAND, 140),
-            (SITE, 160),
-            (DECIDED, 130),
-            (DURATION, 70),
-            (OUTCOME, 150),
+            (TIME, 66),
+            (AGENT, 236),
+            (COMMAND, 124),
+            (SITE, 150),
+            (DECIDED, 140),
+            (DURATION, 66),
+            (OUTCOME, 140),
         ):
             header.resizeSection(column, width)
         header.setSectionResizeMode(TARGET, QHeaderView.ResizeMode.Stretch)
-        header.resizeSection(ERROR, 130)
+        header.resizeSection(ERROR, 128)
         self.table.selectionModel().currentRowChanged.connect(self._current_changed)
 
         lower = QWidget()

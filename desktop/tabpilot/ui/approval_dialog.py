@@ -178,7 +178,7 @@ class ApprovalDialog(QDialog):
         form.setHorizontalSpacing(12)
         form.setVerticalSpacing(4)
         form.setLabelAlignment(Qt.AlignmentFlag.AlignRight)
-        self.agent_label = self._value(_elide_middle(f"an agent that {reported_agent(request.agent)}", 90))
+        self.agent_label = self._value(_elide_middle(reported_agent(request.agent), 90))
         self.agent_label.setToolTip(
             "The name the agent's program gave for itself; Tabpilot cannot check it (any program can claim any "
             f"name).\n{reported_agent(request.agent)}"

@@ -45,7 +45,7 @@ class RulesWindow(RevocableList):
         super().__init__(
             name="rulesWindow",
             title="Tabpilot — approval rules",
-            size=(900, 280),
+            size=(1100, 300),
             intro=(
                 "An agent acts without asking only where one of these rules covers it: that agent (by the name "
                 "its program gave, which Tabpilot cannot check), that kind of action, on that site or workflow. "
