@@ -59,6 +59,11 @@ async def test_under_approve_deny_the_policy_refuses_and_pagination_never_clicks
             err = await mcp.error("interact", paginated("#del"))
             assert (err["error"], err["decided_by"]) == ("approval_denied", "policy")
             assert DELETE not in site.requests, "the next_selector was clicked without approval"
+            extract_step = {**EXTRACT_ORDERS, "type": "extract", "paginate": {"next_selector": "#del"}}
+            del extract_step["action"], extract_step["operation"]
+            err = await mcp.error("interact", {"action": "scrape", "operation": "workflow", "steps": [extract_step]})
+            assert (err["error"], err["decided_by"]) == ("approval_denied", "policy")
+            assert DELETE not in site.requests, "a workflow's extract step clicked its next_selector unapproved"
             shown = await mcp.ok("observe", {"what": "dom", "selector": "#del"})
             assert shown["matches"][0]["text"] == "Delete all"
 

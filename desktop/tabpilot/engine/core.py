@@ -397,8 +397,16 @@ def _target_of(mode: str, params: dict[str, Any]) -> str:
     for key in ("url", "selector", "workflow_id", "correlation_id"):
         value = params.get(key)
         if isinstance(value, str) and value:
-            return value[:200]
+            return value[:200] + _next_page_of(params)
     return ""
+
+
+def _next_page_of(params: dict[str, Any]) -> str:
+    """`, clicking <next_selector> for next pages`: a scrape's pagination clicks, named in its activity row."""
+    options = params.get("options")
+    paginate = options.get("paginate") if isinstance(options, dict) else None
+    selector = paginate.get("next_selector") if isinstance(paginate, dict) else None
+    return f", clicking {selector[:100]} for next pages" if isinstance(selector, str) and selector else ""
 
 
 def _site_in(result: dict[str, Any]) -> str:

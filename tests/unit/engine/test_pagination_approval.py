@@ -28,6 +28,7 @@ async def test_extract_with_pagination_asks_first_and_a_denial_clicks_nothing(
     assert browser.acting_calls == [], "a denied step has no side effect: not even a read"
     kinds = {e.kind for e in engine.activity.recent() if e.phase != "started"}
     assert kinds == {"mutate"}, "the activity shows it as a page-changing command"
+    assert engine.activity.recent()[-1].target == "tr, clicking #del for next pages"
 
 
 async def test_under_the_deny_policy_the_next_selector_is_never_clicked(browser: FakeBrowser) -> None:
