@@ -200,15 +200,16 @@ class Engine:
             else:
                 self.activity.emit(replace(started, phase="awaiting_approval", time=self.clock.time()))
                 asked_at = self.clock.monotonic()
+                tab_id, tab_url = await self._which_tab(job, params.get("tab_id"))
+                started = replace(started, site=origin_of(tab_url or "") or started.site)
                 try:
-                    tab_id, tab_url, decided_by = await self._approve(
-                        job, command, _shown_in_full(params), agent, scope, params.get("tab_id")
+                    decided_by = await self._approve(
+                        job, command, _shown_in_full(params), agent, scope, tab_id, tab_url
                     )
-                except TabpilotError as exc:
-                    decider = exc.details.get("decided_by", "timeout")
-                    started = replace(started, decided_by=decider, site=exc.details.pop("site", "") or started.site)
+                except TabpilotError as exc:  # denied (it says by whom), or nobody answered in time
+                    started = replace(started, decided_by=exc.details.get("decided_by", "timeout"))
                     raise
-                started = replace(started, decided_by=decided_by, site=origin_of(tab_url or "") or started.site)
+                started = replace(started, decided_by=decided_by)
                 waited = self.clock.monotonic() - asked_at > ANSWERED_AT_ONCE_S
                 self._gate(command)  # the user may have switched the pilot off while the prompt waited
                 if tab_id is not None and command.targets_tab:
@@ -294,6 +295,18 @@ class Engine:
             return ApprovalScope(steps=[step], selector=params.get("selector"))
         return None
 
+    async def _which_tab(self, job: Job, tab_id: int | None) -> tuple[int | None, str | None]:
+        """The tab an approval is for and its address, as the prompt will show them."""
+        if not self.browser.connected:
+            return tab_id, None
+        try:
+            tab = await self.browser.request("tabs.resolve", {"tab_id": tab_id} if tab_id else {}, timeout_s=3)
+        except TabpilotError:
+            log.debug("could not tell which tab %s is for", job.correlation_id)
+            return tab_id, None
+        found = tab.get("tab_id", tab_id)
+        return (found if isinstance(found, int) else None), str(tab.get("url") or "")
+
     async def _approve(
         self,
         job: Job,
@@ -302,16 +315,10 @@ class Engine:
         agent: str,
         scope: ApprovalScope,
         tab_id: int | None,
-    ) -> tuple[int | None, str | None, DecidedBy]:
-        """Ask; returns the tab the approval was for (and its address), as shown in the prompt, and who
-        allowed it. A refusal raises approval_denied (with `decided_by`) or approval_timeout."""
-        tab_url: str | None = None
-        if self.browser.connected:
-            try:
-                tab = await self.browser.request("tabs.resolve", {"tab_id": tab_id} if tab_id else {}, timeout_s=3)
-                tab_url, tab_id = str(tab.get("url") or ""), tab.get("tab_id", tab_id)
-            except TabpilotError:
-                log.debug("could not tell which tab %s is for", job.correlation_id)
+        tab_url: str | None,
+    ) -> DecidedBy:
+        """Ask; returns who allowed it. A refusal raises approval_denied (with `decided_by`), or
+        approval_timeout when nobody answered."""
         steps = tuple(_shown_in_full(s) for s in scope.steps)
         request = ApprovalRequest(
             correlation_id=job.correlation_id,
@@ -329,19 +336,16 @@ class Engine:
             action_class="workflows" if scope.site_free else action_class(steps),
         )
         job.set_status("awaiting_approval")
-        site = origin_of(tab_url or "")
         try:
             decision = as_decision(await self.approvals.decide(request))
         except TimeoutError as exc:
             raise TabpilotError(
-                "approval_timeout",
-                f"Nobody answered the approval prompt for {command.name} in time.",
-                site=site,
+                "approval_timeout", f"Nobody answered the approval prompt for {command.name} in time."
             ) from exc
         if not decision.allow:
             by: DecidedBy = "policy" if decision.decided_by == "auto" else decision.decided_by  # auto never denies
-            raise TabpilotError("approval_denied", _denied_message(command.name, by), decided_by=by, site=site)
-        return (tab_id if isinstance(tab_id, int) else None), tab_url, decision.decided_by
+            raise TabpilotError("approval_denied", _denied_message(command.name, by), decided_by=by)
+        return decision.decided_by
 
     async def _still_on(self, tab_id: int, approved_url: str | None, command: Command) -> None:
         """The tab must still show the site that was approved (the prompt may have waited a while)."""
