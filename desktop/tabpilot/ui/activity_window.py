@@ -116,7 +116,8 @@ class Command:
 
     def apply(self, event: ActivityEvent) -> None:
         self.phase = event.phase
-        self.who = event.who
+        if not self.who:
+            self.who = event.who  # the same for every event of a command
         self.kind = event.kind  # a scrape that clicks through pages turns out to change the page
         if event.site:
             self.site = event.site
