@@ -314,13 +314,12 @@ def _preflight(engine: Any, workflow: Workflow, tab_id: int) -> None:
             check_url(filled)
 
 
-def _refuse_page_actions(engine: Any, steps: list[dict[str, Any]]) -> None:
-    if not engine.pilot.allows("page_actions") and any(
-        isinstance(s, dict) and s.get("type") in MUTATING_STEPS for s in walk_steps(steps)
-    ):
+def _refuse_page_actions(engine: Any, steps: list[dict[str, Any]], what: str = "This workflow") -> None:
+    """Page-changing actions switched off in the tray: no click, typing or next-page click either."""
+    if not engine.pilot.allows("page_actions") and page_changing_steps(steps):
         raise TabpilotError(
             "ai_web_pilot_disabled",
-            "This workflow clicks or types, and page-changing actions are switched off in the Tabpilot tray.",
+            f"{what} clicks or types, and page-changing actions are switched off in the Tabpilot tray.",
             capability="page_actions",
         )
 
@@ -391,9 +390,9 @@ def _approval_steps(engine: Any, p: dict[str, Any]) -> ApprovalScope | None:
         paginate = check_extract_options(p.get("options")).get("paginate")
         if not paginate:
             return None
-        return ApprovalScope(
-            steps=[next_page_click(paginate)], selector=paginate["next_selector"], acts_on_current_tab=True
-        )
+        click = next_page_click(paginate)
+        _refuse_page_actions(engine, [click], "Paginating")
+        return ApprovalScope(steps=[click], selector=paginate["next_selector"], acts_on_current_tab=True)
     if operation == "workflow" and isinstance(p.get("steps"), list):
         steps = check_steps(p["steps"])
         params = check_params(p.get("params"))

@@ -80,3 +80,20 @@ async def test_a_workflow_paginating_before_any_navigate_counts_the_tabs_site(
     ]
     await error_of(engine.call("interact", workflow_args(steps)))
     assert approvals.requests[0].origin == "https://a.test https://example.test"
+
+
+async def test_with_page_actions_off_pagination_is_refused_without_asking(
+    make_engine: EngineFactory, browser: FakeBrowser, approvals: FakeApprovals
+) -> None:
+    """The tray's "page-changing actions" switch covers next-page clicks too (a read stays allowed)."""
+    engine = make_engine(config=EngineConfig(step_delay_ms=0))
+    engine.pilot.set_capability("page_actions", False)
+    browser.replies["scrape.extract"] = page(rows("a"))
+    error = await error_of(engine.call("interact", extract_args(options={"paginate": PAGINATE})))
+    assert (error.code, error.details["capability"]) == ("ai_web_pilot_disabled", "page_actions")
+    steps = [{"type": "extract", "selector": "tr", "schema": {"name": "td"}, "paginate": PAGINATE}]
+    error = await error_of(engine.call("interact", workflow_args(steps)))
+    assert error.code == "ai_web_pilot_disabled"
+    assert approvals.requests == []
+    assert "scrape.next_page" not in browser.ops
+    assert (await engine.call("interact", extract_args()))["data"] == rows("a")
