@@ -22,7 +22,7 @@ from tabpilot.engine.capture import store_for
 from tabpilot.engine.catalog import build_registry
 from tabpilot.engine.core import Engine, EngineConfig
 from tabpilot.engine.errors import TabpilotError, new_log_ref
-from tabpilot.engine.events import ActivityEvent
+from tabpilot.engine.events import DECIDER_TEXT, ActivityEvent
 from tabpilot.engine.policy import ApprovalPolicy
 from tabpilot.engine.ports import ApprovalPort
 from tabpilot.engine.workflows import placeholders
@@ -457,12 +457,13 @@ def _log_finished(event: ActivityEvent) -> None:
     """One log line per finished command: who, what, how it ended. Parameters stay out of the log."""
     if event.phase == "finished":
         log.info(
-            "%s %s.%s -> %s%s in %.0f ms [%s]",
-            event.agent,
+            "%s %s.%s -> %s%s%s in %.0f ms [%s]",
+            event.who,
             event.tool,
             event.mode,
             event.outcome,
             f" ({event.error})" if event.error else "",
+            f", decided by {DECIDER_TEXT[event.decided_by]}" if event.decided_by not in (None, "not_needed") else "",
             event.duration_ms or 0,
             event.correlation_id,
         )

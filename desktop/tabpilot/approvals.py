@@ -9,29 +9,37 @@ import sys
 import threading
 from typing import Literal
 
-from tabpilot.engine.ports import ApprovalAnswer, ApprovalRequest
+from tabpilot.engine.ports import ApprovalDecision, ApprovalRequest, reported_agent
+from tabpilot.engine.redact import redact_params
 
 log = logging.getLogger("tabpilot.approval")
 
 ApproveMode = Literal["deny", "auto", "prompt"]
 
 
+def _for(request: ApprovalRequest) -> str:
+    site = f" on {request.origin}" if request.origin else ""
+    return f"{request.tool}.{request.mode}{site} for the agent that {reported_agent(request.agent)}"
+
+
 class DenyAll:
-    async def decide(self, request: ApprovalRequest) -> ApprovalAnswer:
-        log.info("denied %s.%s for %s (serve --approve deny)", request.tool, request.mode, request.agent)
-        return "deny"
+    """`serve --approve deny`: nobody can be asked, so the policy refuses (decided_by `policy`)."""
+
+    async def decide(self, request: ApprovalRequest) -> ApprovalDecision:
+        log.info("denied %s: nobody can be asked (serve --approve deny)", _for(request))
+        return ApprovalDecision(allow=False, decided_by="policy")
 
 
 class AutoApprove:
-    async def decide(self, request: ApprovalRequest) -> ApprovalAnswer:
+    """`serve --approve auto`: every step is allowed and logged (typed values as their length only)."""
+
+    async def decide(self, request: ApprovalRequest) -> ApprovalDecision:
         log.info(
-            "auto-approved %s.%s for %s: %s",
-            request.tool,
-            request.mode,
-            request.agent,
-            json.dumps(dict(request.params))[:300],
+            "auto-approved %s: %s",
+            _for(request),
+            json.dumps(redact_params(dict(request.params), request.mode), ensure_ascii=False)[:300],
         )
-        return "allow"
+        return ApprovalDecision(allow=True, decided_by="auto")
 
 
 class TerminalPrompt:
@@ -58,22 +66,23 @@ class TerminalPrompt:
             self._lines = lines
         return self._lines
 
-    async def decide(self, request: ApprovalRequest) -> ApprovalAnswer:
+    async def decide(self, request: ApprovalRequest) -> ApprovalDecision:
         async with self._lock:
             lines = self._reader()
             while not lines.empty():
                 lines.get_nowait()  # typed while nobody was asking
             where = f" on {request.tab_url}" if request.tab_url else ""
             steps = "".join(f"\n           - {json.dumps(dict(step))}" for step in request.steps)
+            agent = reported_agent(request.agent)
             sys.stderr.write(
-                f"\n[tabpilot] {request.agent} wants {request.tool} {request.mode}{where}\n"
+                f"\n[tabpilot] an agent that {agent} wants {request.tool} {request.mode}{where}\n"
                 f"           {json.dumps(dict(request.params))}{steps}\n           Allow? [y/N] "
             )
             sys.stderr.flush()
             answer = await asyncio.wait_for(lines.get(), self._timeout_s)
-            verdict: ApprovalAnswer = "allow" if answer.strip().lower() in ("y", "yes") else "deny"
-            log.info("%s %s.%s for %s at the terminal", verdict, request.tool, request.mode, request.agent)
-            return verdict
+            allow = answer.strip().lower() in ("y", "yes")
+            log.info("%s %s at the terminal", "allowed" if allow else "denied", _for(request))
+            return ApprovalDecision(allow=allow, decided_by="person")
 
 
 def headless_approvals(mode: ApproveMode) -> DenyAll | AutoApprove | TerminalPrompt:

@@ -117,6 +117,20 @@ async def main(qt_app: QApplication) -> int:
                 steps_hash="0" * 64,
             )
         )
+        app.policy.human = _Answer(ApprovalDecision(allow=True, remember="site", minutes=60))
+        script = ({"type": "execute_js", "script": "document.title"},)
+        await app.policy.decide(  # a JavaScript rule: another class of action, listed on its own
+            ApprovalRequest(
+                "corr-js",
+                "Cursor 1.4",
+                "interact",
+                "execute_js",
+                {"script": "document.title"},
+                origin="http://localhost:8080",
+                steps=script,
+                action_class="javascript",
+            )
+        )
         app.policy.human = dialogs
         rules = open_rules_window(app)
         await shown("approval-rules", rules)

@@ -29,6 +29,7 @@ from tabpilot.engine.errors import TabpilotError
 from tabpilot.engine.events import ActivityEvent
 from tabpilot.ui.activity_window import (
     COLUMNS,
+    DURATION,
     OUTCOME,
     PROGRESS_ROLE,
     SHOWN_CHARS,
@@ -117,7 +118,10 @@ async def test_every_command_with_its_outcome_and_secrets_only_as_references(
         "interact navigate",
         "observe page",
     ], "newest first"
-    assert [r["Agent"] for r in rows] == ["you (tray)"] + [agent] * 5
+    assert [r["Who"] for r in rows] == ["you (tray)"] + [f'agent says it is "{agent}"'] * 5
+    assert [r["Decided by"] for r in rows] == ["you"] + ["--approve auto"] * 3 + ["no approval needed"] * 2
+    assert rows[1]["Target"] == "script: pw.value", "a script's row says what it runs"
+    assert [r["Site"] for r in rows] == [ORIGIN] * 6, "every row says where"
     assert [r["Outcome"] for r in rows] == ["ok · 3/3 steps", "ok", "error", "ok", "ok", "ok"]
     assert rows[2]["Error"] == "element_not_found"
     assert rows[2]["Target"] == "#nope"
@@ -129,7 +133,9 @@ async def test_every_command_with_its_outcome_and_secrets_only_as_references(
     # The detail: parameters from the event (the secret as its reference), the result from the job.
     fill = await detail_of(window, window.model.commands()[3].correlation_id)
     assert fill["parameters"]["value"] == f"{{{{secret:{name}}}}}"
-    assert fill["agent"] == agent
+    assert fill["agent"] == f'agent says it is "{agent}"'
+    assert fill["decided_by"] == "--approve auto"
+    assert fill["site"] == ORIGIN
     assert fill["status"] == "ok"
     assert fill["result"]["echo"] == f"{{{{secret:{name}}}}}"
     script = await detail_of(window, window.model.commands()[1].correlation_id)
@@ -137,7 +143,7 @@ async def test_every_command_with_its_outcome_and_secrets_only_as_references(
     failed = await detail_of(window, window.model.commands()[2].correlation_id)
     assert failed["error_detail"]["error"] == "element_not_found"
     workflow = await detail_of(window, run["correlation_id"])
-    assert workflow["parameters"]["params"] == {"city": "Lyon"}
+    assert workflow["parameters"]["params"] == {"city": "Lyon"}, "a param that no step types is shown"
     assert workflow["steps_total"] == 3
     assert [r["title"] for r in workflow["result"]["data"]] == ['Dev, "senior"', "Ops", "Leaky"]
 
@@ -268,7 +274,7 @@ def test_the_model_is_bounded_and_batched(qapp: Any) -> None:
     finished = model.command("corr-59")
     assert finished is not None
     assert model.data(model.index(model.row_of(finished), OUTCOME)) == "ok"
-    assert model.data(model.index(model.row_of(finished), 4)) == "3 ms"
+    assert model.data(model.index(model.row_of(finished), DURATION)) == "3 ms"
     model.apply([event(n) for n in range(61, 161)])
     assert model.rowCount() == 100
     assert removed == [(100, 160)]

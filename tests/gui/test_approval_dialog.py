@@ -81,8 +81,8 @@ async def test_deny_has_no_side_effect_and_allow_once_runs(
     # Deny: the call fails with approval_denied and the browser never hears of the script.
     call = execute_js(app)
     dialog = await next_dialog(dialogs)
-    assert dialog.title_label.text() == "Claude Code 1.0 wants to run JavaScript in the page"
-    assert dialog.agent_label.text() == "Claude Code 1.0"
+    assert dialog.title_label.text() == 'An agent that says it is "Claude Code 1.0" wants to run JavaScript in the page'
+    assert dialog.agent_label.text() == 'says it is "Claude Code 1.0"'
     assert dialog.action_label.text() == "interact · execute_js"
     assert dialog.url_label.text() == PAGE
     assert dialog.origin_label.text() == "https://shop.example"
@@ -354,7 +354,9 @@ async def test_allow_for_this_site_with_a_duration_and_workflow_buttons(
             "1. click  #a",
             '2. fill  #b  value="{{secret:PW}}"',
         ]
-        assert dialog.title_label.text() == "agent wants to replay the saved workflow “wf-shop”"
+        assert (
+            dialog.title_label.text() == 'An agent that says it is "agent" wants to replay the saved workflow “wf-shop”'
+        )
         assert dialog.workflow_label is not None and dialog.workflow_label.text() == "wf-shop"
         minutes = [dialog.site_minutes.itemData(i) for i in range(dialog.site_minutes.count())]
         assert minutes == [5, 15, 60]
@@ -373,3 +375,76 @@ async def test_allow_for_this_site_with_a_duration_and_workflow_buttons(
     assert not button(dialog, "Allow for this site").isEnabled()
     dialog.reject()
     assert await asyncio.wait_for(decide, 5) == ApprovalDecision(allow=False)
+
+
+async def test_the_rule_buttons_say_exactly_what_they_allow(make_app: AppFactory, qapp: QApplication) -> None:
+    """Agent (as it named itself), site, class of action and how long: a click's site rule never covers
+    JavaScript, a script's never covers clicks, and the tip follows the chosen duration."""
+    dialogs = ApprovalDialogs(arm_delay_ms=0)
+    await make_app(approvals=dialogs)
+    click_request = ApprovalRequest(
+        "corr-1",
+        "you (tray)",
+        "interact",
+        "click",
+        {"selector": "#buy"},
+        tab_url=PAGE,
+        steps=({"type": "click", "selector": "#buy"},),
+        origin="https://shop.example",
+        action_class="element",
+    )
+    decide = asyncio.get_running_loop().create_task(dialogs.decide(click_request))
+    dialog = await next_dialog(dialogs)
+    tip = button(dialog, "Allow for this site").toolTip()
+    assert tip.startswith(
+        'For 15 minutes, without asking: the agent that says it is "you (tray)" may do element actions '
+        "(click, fill, type, press, select, next-page clicks) on https://shop.example."
+    )
+    assert "Not other agents, not other sites, and no JavaScript." in tip
+    dialog.site_minutes.setCurrentIndex(2)
+    assert button(dialog, "Allow for this site").toolTip().startswith("For 60 minutes, without asking")
+    assert "once" in button(dialog, "Allow once").toolTip()
+    assert dialog.agent_label.text() == 'says it is "you (tray)"'
+    assert "cannot check" in dialog.agent_label.toolTip()
+    dialog.reject()
+    assert await asyncio.wait_for(decide, 5) == ApprovalDecision(allow=False)
+
+    js_request = ApprovalRequest(
+        "corr-2",
+        "claude",
+        "interact",
+        "execute_js",
+        {"script": "1"},
+        tab_url=PAGE,
+        steps=({"type": "execute_js", "script": "1"},),
+        origin="https://shop.example",
+        action_class="javascript",
+    )
+    decide = asyncio.get_running_loop().create_task(dialogs.decide(js_request))
+    dialog = await next_dialog(dialogs)
+    tip = button(dialog, "Allow for this site").toolTip()
+    assert 'the agent that says it is "claude" may do running JavaScript (execute_js) on https://shop.example' in tip
+    assert "no element actions (clicks, typing)" in tip
+    dialog.reject()
+    await asyncio.wait_for(decide, 5)
+
+    flow = ApprovalRequest(
+        "corr-3",
+        "claude",
+        "interact",
+        "scrape",
+        {"operation": "replay", "workflow_id": "wf-shop"},
+        steps=({"type": "click", "selector": "#a"},),
+        origin="https://shop.example",
+        workflow_id="wf-shop",
+        steps_hash="h",
+    )
+    decide = asyncio.get_running_loop().create_task(dialogs.decide(flow))
+    dialog = await next_dialog(dialogs)
+    tip = button(dialog, "Always allow this workflow").toolTip()
+    assert tip.startswith(
+        'Until you revoke it: the agent that says it is "claude" may replay the saved workflow “wf-shop” with '
+        "exactly these steps and values, without asking."
+    )
+    dialog.reject()
+    await asyncio.wait_for(decide, 5)

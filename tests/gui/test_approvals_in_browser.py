@@ -136,8 +136,8 @@ async def test_an_agents_click_asks_with_the_target_outlined_and_the_answer_is_w
     requests_before = served(site)
     call = click_call(app, "#to-second")
     dialog = await next_dialog(dialogs)
-    assert dialog.title_label.text() == "test-agent wants to click an element"
-    assert dialog.agent_label.text() == "test-agent"
+    assert dialog.title_label.text() == 'An agent that says it is "test-agent" wants to click an element'
+    assert dialog.agent_label.text() == 'says it is "test-agent"'
     assert dialog.action_label.text() == "interact · click"
     assert dialog.url_label.text() == url
     assert dialog.origin_label.text() == site.origin
@@ -184,6 +184,25 @@ async def test_an_agents_click_asks_with_the_target_outlined_and_the_answer_is_w
     assert len(browsing.asked) == asked
     await until(lambda: "GET /second.html" in site.requests, timeout=10, what="the allowed click's navigation")
     await browsing.shows(site.url("/second.html"))
+
+    # The rule covers test-agent's element actions on this site and no more: another agent's click
+    # asks, and so does test-agent's JavaScript (denied: nothing happens in the page).
+    call = click_call(app, "h1", agent="other-agent")
+    dialog = await next_dialog(dialogs)
+    assert dialog.agent_label.text() == 'says it is "other-agent"'
+    QTest.mouseClick(button(dialog, "Deny"), Qt.MouseButton.LeftButton)
+    await denied(call)
+    script = asyncio.get_running_loop().create_task(
+        app.engine.call(
+            "interact", {"action": "execute_js", "script": "document.title = 'changed'"}, agent="test-agent"
+        )
+    )
+    dialog = await next_dialog(dialogs)
+    assert dialog.action_label.text() == "interact · execute_js"
+    QTest.mouseClick(button(dialog, "Deny"), Qt.MouseButton.LeftButton)
+    await denied(script)
+    assert await page.title() == "Second Page"
+    assert len(app.policy.rules()) == 1
 
     # Another origin (the same server as http://localhost): asks again.
     other = f"http://localhost:{site.port}/actions.html"
@@ -258,7 +277,10 @@ async def test_a_workflow_asks_once_for_all_its_clicks_and_always_allow_holds_un
         )
     )
     dialog = await next_dialog(dialogs)
-    assert dialog.title_label.text() == "test-agent wants to run a workflow with 2 page-changing steps"
+    assert (
+        dialog.title_label.text()
+        == 'An agent that says it is "test-agent" wants to run a workflow with 2 page-changing steps'
+    )
     assert dialog.steps_view is not None
     assert dialog.steps_view.toPlainText().splitlines() == ["1. click  #change", "2. click  #spawn"]
     assert "Always allow this workflow" not in button_texts(dialog), "only a saved workflow can be always allowed"

@@ -34,6 +34,10 @@ class Scripted:
         return self.answers.pop(0)
 
 
+ELEMENT_ACTIONS = "Element actions (click, fill, type, press, select, next-page clicks)"
+WORKFLOW_REPLAYS = "Replay this saved workflow, same steps and values"
+
+
 def rows(window: RulesWindow) -> list[list[str]]:
     table = window.table
     out = []
@@ -62,8 +66,8 @@ async def test_rules_are_listed_live_revocable_and_expire(make_app: AppFactory, 
     site = ApprovalRequest("c1", "Claude Code", "interact", "click", {}, origin="http://127.0.0.1:8000")
     await app.policy.decide(site)
     [site_rule] = app.policy.rules()
-    [[allows, scope, left, agent, _since]] = rows(window)
-    assert (allows, scope, agent) == ("Page changes on a site", "http://127.0.0.1:8000", "Claude Code")
+    [[agent, allows, scope, left, _since]] = rows(window)
+    assert (agent, allows, scope) == ('says it is "Claude Code"', ELEMENT_ACTIONS, "http://127.0.0.1:8000")
     assert left in ("5:00", "4:59")
     assert not window.empty_label.isVisible()
 
@@ -73,26 +77,26 @@ async def test_rules_are_listed_live_revocable_and_expire(make_app: AppFactory, 
     )
     await app.policy.decide(flow)
     assert [r[:4] for r in rows(window)] == [
-        ["Page changes on a site", "http://127.0.0.1:8000", left, "Claude Code"],
-        ["A saved workflow, as it is now", "wf-orders", "until revoked", "Cursor"],
+        ['says it is "Claude Code"', ELEMENT_ACTIONS, "http://127.0.0.1:8000", left],
+        ['says it is "Cursor"', WORKFLOW_REPLAYS, "workflow wf-orders", "until revoked"],
     ]
 
     # Time left counts down as the clock moves.
     clock.advance(120)
-    await until(lambda: rows(window)[0][2] in ("3:00", "2:59"), timeout=3, what="the time left to count down")
+    await until(lambda: rows(window)[0][3] in ("3:00", "2:59"), timeout=3, what="the time left to count down")
 
     # Revoke: the rule is gone from the policy and from the window; the next request asks again.
     QTest.mouseClick(window.revoke_buttons[site_rule.rule_id], Qt.MouseButton.LeftButton)
     assert [r.kind for r in app.policy.rules()] == ["workflow"]
-    assert [r[1] for r in rows(window)] == ["wf-orders"]
+    assert [r[2] for r in rows(window)] == ["workflow wf-orders"]
     assert app.policy.matching(site) is None
 
     # A rule that runs out disappears by itself.
     human.answers.append(ApprovalDecision(allow=True, remember="site", minutes=5))
     await app.policy.decide(site)
-    assert [r[1] for r in rows(window)] == ["wf-orders", "http://127.0.0.1:8000"]
+    assert [r[2] for r in rows(window)] == ["workflow wf-orders", "http://127.0.0.1:8000"]
     clock.advance(5 * 60 + 1)
-    await until(lambda: [r[1] for r in rows(window)] == ["wf-orders"], timeout=3, what="the rule to expire")
+    await until(lambda: [r[2] for r in rows(window)] == ["workflow wf-orders"], timeout=3, what="the rule to expire")
     assert app.policy.matching(site) is None
 
     # One window per app: asking again brings the same one to the front.
@@ -104,7 +108,7 @@ async def test_rules_are_listed_live_revocable_and_expire(make_app: AppFactory, 
     await until(lambda: not shiboken6.isValid(window), what="the closed window to be deleted")
     again = open_rules_window(app)
     assert again is not window
-    assert [r[1] for r in rows(again)] == ["wf-orders"]
+    assert [r[2] for r in rows(again)] == ["workflow wf-orders"]
 
 
 async def test_no_rules_shows_only_the_line_saying_so(make_app: AppFactory, qapp: QApplication) -> None:
@@ -128,3 +132,38 @@ async def test_no_rules_shows_only_the_line_saying_so(make_app: AppFactory, qapp
     assert app.policy.rules() == []
     assert window.empty_label.isVisible()
     assert not window.table.isVisible()
+
+
+async def test_each_rule_says_exactly_what_it_allows(make_app: AppFactory, qapp: QApplication) -> None:
+    """The agent (as it named itself), the class of action, the site, and until when: on the row, in its
+    tooltip, and on Revoke. An agent calling itself "you (tray)" is an agent's claim, not the person."""
+    human = Scripted()
+    app = await make_app(approvals=human)
+    window = open_rules_window(app)
+    await until(window.isVisible, what="the rules window")
+    human.answers.append(ApprovalDecision(allow=True, remember="site", minutes=60))
+    js = ({"type": "execute_js", "script": "1"},)
+    await app.policy.decide(
+        ApprovalRequest(
+            "c1",
+            "you (tray)",
+            "interact",
+            "execute_js",
+            {},
+            origin="https://a.example",
+            steps=js,
+            action_class="javascript",
+        )
+    )
+    [rule] = app.policy.rules()
+    [[agent, allows, scope, _left, _since]] = rows(window)
+    assert (agent, allows, scope) == ('says it is "you (tray)"', "Running JavaScript (execute_js)", "https://a.example")
+    tip = window.table.item(0, 1).toolTip()
+    assert tip.startswith(
+        'The agent that says it is "you (tray)" may do running JavaScript (execute_js) on https://a.example, until '
+    )
+    assert window.revoke_buttons[rule.rule_id].toolTip() == (
+        "Revoke: from now on, ask before running JavaScript (execute_js) on https://a.example by the agent that "
+        'says it is "you (tray)".'
+    )
+    assert window.table.horizontalHeaderItem(0).text() == "Agent (the name it gave)"

@@ -14,6 +14,8 @@ from PySide6.QtCore import QPoint, QRect
 from PySide6.QtGui import QImage
 from tests.gui.xserver import SCREENSHOTS, XServer, distinct_colours, screen_app, tray_host, x_server
 
+from tabpilot.ui.activity_window import COLUMNS
+
 SCREENS_APP = Path(__file__).with_name("tray_screens_app.py")
 
 
@@ -61,8 +63,12 @@ def _screens(x: XServer, host: subprocess.Popen[bytes], home: Path) -> None:
         app.send("activity")
         activity = app.read("ACTIVITY", what="the activity window")
         rows = activity["rows"]
-        assert rows[0][2] == "interact scrape" and rows[0][5] == "running 2/3", rows[0]
-        assert [rows[3][2], rows[3][5], rows[3][6]] == ["interact click", "error", "element_not_found"], rows
+        by = {name: n for n, name in enumerate(COLUMNS)}
+        assert rows[0][by["Command"]] == "interact scrape" and rows[0][by["Outcome"]] == "running 2/3", rows[0]
+        assert rows[0][by["Who"]] == "you (tray)" and rows[0][by["Decided by"]] == "you", rows[0]
+        click = [rows[3][by[c]] for c in ("Command", "Outcome", "Error", "Decided by")]
+        assert click == ["interact click", "error", "element_not_found", "--approve auto"], rows
+        assert rows[3][by["Who"]].startswith("agent says it is "), rows[3]
         assert activity["count"] == "7 commands · 1 running"
         window = QRect(*activity["geometry"])
         shot = SCREENSHOTS / "activity-window-full.png"

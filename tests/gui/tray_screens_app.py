@@ -42,7 +42,7 @@ from tests.support.waiting import until  # noqa: E402
 from tabpilot.app import App  # noqa: E402
 from tabpilot.approvals import AutoApprove  # noqa: E402
 from tabpilot.engine.errors import TabpilotError  # noqa: E402
-from tabpilot.ui.activity_window import ActivityWindow  # noqa: E402
+from tabpilot.ui.activity_window import COLUMNS, ActivityWindow  # noqa: E402
 from tabpilot.ui.tray import TrayController  # noqa: E402
 
 AGENT = "Claude Code 2.1"
@@ -143,7 +143,7 @@ async def main(qt_app: QApplication) -> int:
         menu.hide()
         window = tray.show_activity()
         assert isinstance(window, ActivityWindow)
-        window.setGeometry(80, 70, 1080, 620)
+        window.setGeometry(16, 70, 1248, 620)
         running = next(c for c in window.model.commands() if c.running)
         window.select(running.correlation_id)
         await until(lambda: '"steps_total": 3' in window.detail.toPlainText(), what="the running run's detail")
@@ -152,7 +152,8 @@ async def main(qt_app: QApplication) -> int:
             "ACTIVITY",
             geometry=rect(window.frameGeometry()),
             rows=[
-                [window.model.data(window.model.index(r, c)) for c in range(7)] for r in range(window.model.rowCount())
+                [window.model.data(window.model.index(r, c)) for c in range(len(COLUMNS))]
+                for r in range(window.model.rowCount())
             ],
             count=window.count_label.text(),
         )

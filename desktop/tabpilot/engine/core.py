@@ -15,18 +15,19 @@ from tabpilot.engine.errors import TabpilotError, new_log_ref
 from tabpilot.engine.events import ActivityEvent, ActivityStream, Outcome
 from tabpilot.engine.jobs import Job, JobTable, ProgressCallback
 from tabpilot.engine.pilot import PilotState
-from tabpilot.engine.policy import as_decision
+from tabpilot.engine.policy import action_class, as_decision
 from tabpilot.engine.ports import (
     ApprovalPort,
     ApprovalRequest,
     BrowserPort,
     Clock,
+    DecidedBy,
     NoSecrets,
     SecretStore,
     SystemClock,
     WorkflowStore,
 )
-from tabpilot.engine.redact import redact_params
+from tabpilot.engine.redact import redact_params, typed_param_names
 from tabpilot.engine.workflows import origin_of
 
 log = logging.getLogger("tabpilot.engine")
@@ -177,19 +178,38 @@ class Engine:
             tool=command.tool,
             mode=command.mode,
             kind=command.kind,
-            target=_target_of(params),
-            params=redact_params(params),
+            target=_target_of(command.mode, params),
+            params=redact_params(params, command.mode, self._typed_params(params)),
+            actor="person" if approved else "agent",
+            site=_site_of(command.mode, params),
         )
         self.activity.emit(started)
         outcome: Outcome = "ok"
         error: str | None = None
         try:
             scope = self._approval_scope(command, params)
-            if scope is not None and not approved:
+            if scope is not None:
+                # Whatever its command's kind, a call with a page-changing step (a pagination click) is one.
+                started = replace(started, kind="mutate")
+                if scope.origin and " " not in scope.origin and not started.site:
+                    started = replace(started, site=scope.origin)  # a workflow's one site, known at once
+            if approved:
+                started = replace(started, decided_by="person")  # the person started it from the tray
+            elif scope is None:
+                started = replace(started, decided_by="not_needed")
+            else:
+                self.activity.emit(replace(started, phase="awaiting_approval", time=self.clock.time()))
                 asked_at = self.clock.monotonic()
-                tab_id, tab_url = await self._approve(
-                    job, command, _shown_in_full(params), agent, scope, params.get("tab_id")
-                )
+                tab_id, tab_url = await self._which_tab(job, params.get("tab_id"))
+                started = replace(started, site=origin_of(tab_url or "") or started.site)
+                try:
+                    decided_by = await self._approve(
+                        job, command, _shown_in_full(params), agent, scope, tab_id, tab_url
+                    )
+                except TabpilotError as exc:  # denied (it says by whom), or nobody answered in time
+                    started = replace(started, decided_by=exc.details.get("decided_by", "timeout"))
+                    raise
+                started = replace(started, decided_by=decided_by)
                 waited = self.clock.monotonic() - asked_at > ANSWERED_AT_ONCE_S
                 self._gate(command)  # the user may have switched the pilot off while the prompt waited
                 if tab_id is not None and command.targets_tab:
@@ -202,6 +222,8 @@ class Engine:
             job.set_status("running")
             result = await command.handler(CommandContext(self, job, agent), params)
             job.finish(result)
+            if not started.site:
+                started = replace(started, site=_site_in(result))
         except TabpilotError as exc:
             outcome = "denied" if exc.code in ("approval_denied", "approval_timeout") else "error"
             error = exc.code
@@ -238,6 +260,14 @@ class Engine:
                 )
             )
 
+    def _typed_params(self, params: dict[str, Any]) -> set[str] | None:
+        """For a replay: the saved workflow's params that its steps type (None: not known, hide them all)."""
+        workflow_id = params.get("workflow_id")
+        if params.get("steps") is not None or not isinstance(workflow_id, str) or self.workflows is None:
+            return None
+        entry = self.workflows.get(workflow_id)
+        return typed_param_names(entry.workflow.steps) if entry is not None and entry.workflow is not None else None
+
     def _progress_events(self, started: ActivityEvent, job: Job) -> ProgressCallback:
         """Steps of a long command as activity events (progress bars in the activity window)."""
 
@@ -265,6 +295,18 @@ class Engine:
             return ApprovalScope(steps=[step], selector=params.get("selector"))
         return None
 
+    async def _which_tab(self, job: Job, tab_id: int | None) -> tuple[int | None, str | None]:
+        """The tab an approval is for and its address, as the prompt will show them."""
+        if not self.browser.connected:
+            return tab_id, None
+        try:
+            tab = await self.browser.request("tabs.resolve", {"tab_id": tab_id} if tab_id else {}, timeout_s=3)
+        except TabpilotError:
+            log.debug("could not tell which tab %s is for", job.correlation_id)
+            return tab_id, None
+        found = tab.get("tab_id", tab_id)
+        return (found if isinstance(found, int) else None), str(tab.get("url") or "")
+
     async def _approve(
         self,
         job: Job,
@@ -273,15 +315,11 @@ class Engine:
         agent: str,
         scope: ApprovalScope,
         tab_id: int | None,
-    ) -> tuple[int | None, str | None]:
-        """Ask; returns the tab the approval was for (and its address), as shown in the prompt."""
-        tab_url: str | None = None
-        if self.browser.connected:
-            try:
-                tab = await self.browser.request("tabs.resolve", {"tab_id": tab_id} if tab_id else {}, timeout_s=3)
-                tab_url, tab_id = str(tab.get("url") or ""), tab.get("tab_id", tab_id)
-            except TabpilotError:
-                log.debug("could not tell which tab %s is for", job.correlation_id)
+        tab_url: str | None,
+    ) -> DecidedBy:
+        """Ask; returns who allowed it. A refusal raises approval_denied (with `decided_by`), or
+        approval_timeout when nobody answered."""
+        steps = tuple(_shown_in_full(s) for s in scope.steps)
         request = ApprovalRequest(
             correlation_id=job.correlation_id,
             agent=agent,
@@ -289,12 +327,13 @@ class Engine:
             mode=command.mode,
             params=shown,
             tab_url=tab_url,
-            steps=tuple(_shown_in_full(s) for s in scope.steps),
+            steps=steps,
             origin=_origins(scope, tab_url),
             tab_id=tab_id,
             selector=scope.selector,
             workflow_id=scope.workflow_id,
             steps_hash=scope.steps_hash,
+            action_class="workflows" if scope.site_free else action_class(steps),
         )
         job.set_status("awaiting_approval")
         try:
@@ -304,8 +343,9 @@ class Engine:
                 "approval_timeout", f"Nobody answered the approval prompt for {command.name} in time."
             ) from exc
         if not decision.allow:
-            raise TabpilotError("approval_denied", f"The user denied {command.name}; nothing was done in the page.")
-        return (tab_id if isinstance(tab_id, int) else None), tab_url
+            by: DecidedBy = "policy" if decision.decided_by == "auto" else decision.decided_by  # auto never denies
+            raise TabpilotError("approval_denied", _denied_message(command.name, by), decided_by=by)
+        return decision.decided_by
 
     async def _still_on(self, tab_id: int, approved_url: str | None, command: Command) -> None:
         """The tab must still show the site that was approved (the prompt may have waited a while)."""
@@ -341,12 +381,49 @@ class Engine:
         await asyncio.gather(*self._tasks, return_exceptions=True)
 
 
-def _target_of(params: dict[str, Any]) -> str:
+def _denied_message(name: str, decided_by: DecidedBy) -> str:
+    if decided_by == "policy":
+        return (
+            f"Nobody could be asked to approve {name}, so it was refused and nothing was done in the page: this "
+            "Tabpilot runs without a window and answers every approval with deny (`tabpilot serve`, "
+            "`--approve deny` by default); the person running it can restart it with `--approve prompt` (asks "
+            "on its terminal) or `--approve auto` (allows and logs every step)."
+        )
+    if decided_by == "rule":
+        return f"A standing approval rule denied {name}; nothing was done in the page."
+    return f"The user denied {name}; nothing was done in the page."
+
+
+def _target_of(mode: str, params: dict[str, Any]) -> str:
+    if mode == "execute_js" and isinstance(params.get("script"), str):
+        script = " ".join(params["script"].split())  # one line
+        return "script: " + (script if len(script) <= 120 else script[:119] + "…")
     for key in ("url", "selector", "workflow_id", "correlation_id"):
         value = params.get(key)
         if isinstance(value, str) and value:
-            return value[:200]
+            return value[:200] + _next_page_of(params)
     return ""
+
+
+def _next_page_of(params: dict[str, Any]) -> str:
+    """`, clicking <next_selector> for next pages`: a scrape's pagination clicks, named in its activity row."""
+    options = params.get("options")
+    paginate = options.get("paginate") if isinstance(options, dict) else None
+    selector = paginate.get("next_selector") if isinstance(paginate, dict) else None
+    return f", clicking {selector[:100]} for next pages" if isinstance(selector, str) and selector else ""
+
+
+def _site_in(result: dict[str, Any]) -> str:
+    """The site a finished command was on, from its result (a navigation's url, a scrape's metadata.url)."""
+    metadata = result.get("metadata")
+    url = result.get("url") or (metadata.get("url") if isinstance(metadata, dict) else None)
+    return origin_of(url) if isinstance(url, str) else ""
+
+
+def _site_of(mode: str, params: dict[str, Any]) -> str:
+    """The site a command acts on when its parameters say (navigate's url); else found out later."""
+    url = params.get("url")
+    return origin_of(url) if mode == "navigate" and isinstance(url, str) else ""
 
 
 def _shown_in_full(params: dict[str, Any]) -> dict[str, Any]:

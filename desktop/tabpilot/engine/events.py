@@ -8,10 +8,26 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
+from tabpilot.engine.ports import reported_agent
+
 log = logging.getLogger("tabpilot.engine")
 
 Phase = Literal["started", "awaiting_approval", "progress", "finished"]
 Outcome = Literal["ok", "error", "denied"]
+Actor = Literal["agent", "person"]
+Decider = Literal["person", "rule", "auto", "policy", "timeout", "not_needed"]
+"""Who decided whether a command may run: a person (a prompt, the terminal, or the person started it),
+a standing rule, `serve --approve auto`, the policy (`serve --approve deny`: nobody could be asked),
+nobody in time, or nobody had to (reads, navigation)."""
+
+DECIDER_TEXT: dict[str, str] = {
+    "person": "you",
+    "rule": "a standing rule",
+    "auto": "--approve auto",
+    "policy": "policy (--approve deny)",
+    "timeout": "nobody answered",
+    "not_needed": "no approval needed",
+}
 
 
 @dataclass(frozen=True)
@@ -20,6 +36,7 @@ class ActivityEvent:
     phase: Phase
     time: float
     agent: str
+    """The name the agent's client reported (anyone can claim any name); for the person, "you"."""
     tool: str
     mode: str
     kind: str
@@ -30,6 +47,17 @@ class ActivityEvent:
     error: str | None = None
     steps_completed: int | None = None
     steps_total: int | None = None
+    actor: Actor = "agent"
+    """Who sent the command: an agent (through MCP or the CLI) or the person (the tray)."""
+    site: str = ""
+    """The site (origin) the command acted on, when known."""
+    decided_by: Decider | None = None
+    """Set once it is known who decided the command may run (or may not)."""
+
+    @property
+    def who(self) -> str:
+        """Who sent it, for people and logs: an agent's name is marked as its own claim."""
+        return "you (tray)" if self.actor == "person" else f"agent {reported_agent(self.agent)}"
 
     def as_dict(self) -> dict[str, Any]:
         return {k: v for k, v in asdict(self).items() if v is not None}

@@ -1,7 +1,9 @@
 """The approval policy: standing rules first, then the human (a dialog, or `serve --approve`).
 
-Rules: allow for a site (an origin) for N minutes; always allow a saved workflow, bound to a hash of
-its steps so that an edited workflow asks again. "Allow once" and "deny" are answers, not rules.
+A standing rule covers what the person saw and no more (interface.md §4): the agent that asked (by the
+name it reported), and either a site and the class of action approved — element actions or running
+JavaScript — for N minutes, or a saved workflow bound to a hash of its steps and values (an edited
+workflow asks again). "Allow once" and "deny" are answers, not rules.
 """
 
 from __future__ import annotations
@@ -10,16 +12,43 @@ import hashlib
 import json
 import logging
 import secrets
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass
 from typing import Any, Literal, Protocol
 
-from tabpilot.engine.ports import ApprovalDecision, ApprovalPort, ApprovalRequest, Clock, SystemClock
+from tabpilot.engine.ports import (
+    ActionClass,
+    ApprovalDecision,
+    ApprovalPort,
+    ApprovalRequest,
+    Clock,
+    SystemClock,
+    reported_agent,
+)
 
 log = logging.getLogger("tabpilot.approval")
 
 RuleKind = Literal["site", "workflow"]
 MAX_SITE_MINUTES = 24 * 60
+ELEMENT_STEPS = frozenset({"click", "fill", "type", "press", "select"})
+"""Element actions; a pagination click is listed as a `click` step."""
+CLASS_NAMES: dict[str, str] = {
+    "element": "element actions (click, fill, type, press, select, next-page clicks)",
+    "javascript": "running JavaScript (execute_js)",
+    "workflows": "saving or deleting workflows",
+}
+
+
+def action_class(steps: list[Mapping[str, Any]] | tuple[Mapping[str, Any], ...]) -> ActionClass:
+    """The class of a request's page-changing steps: JavaScript when any step runs a script, element
+    actions when every step is one, else the class no site rule is given for."""
+    kinds = {step.get("type") for step in steps}
+    if "execute_js" in kinds:
+        return "javascript"
+    if kinds and kinds <= ELEMENT_STEPS:
+        return "element"
+    return "workflows"
 
 
 @dataclass(frozen=True)
@@ -32,11 +61,37 @@ class Rule:
     workflow_id: str = ""
     steps_hash: str = ""
     agent: str = ""
+    """The agent that asked, by the name it reported: the rule covers that name only."""
+    action_class: str = ""
+    """For a site rule: the class of action approved (element | javascript)."""
+
+    def allows(self) -> str:
+        """What the rule lets happen without a prompt, in a few words (the rules window's first column)."""
+        if self.kind == "site":
+            what = CLASS_NAMES.get(self.action_class, self.action_class)
+            return what[0].upper() + what[1:]
+        return "Replay this saved workflow, same steps and values"
 
     def describe(self) -> str:
+        """Everything the rule covers, in one sentence: the agent, the site or workflow, the class, how long."""
+        who = f"the agent that {reported_agent(self.agent)}"
         if self.kind == "site":
-            return f"allow page changes on {self.origin}"
-        return f"always allow workflow {self.workflow_id}"
+            until = (
+                "until revoked"
+                if self.expires_at is None
+                else time.strftime("until %Y-%m-%d %H:%M", time.localtime(self.expires_at))
+            )
+            return f"{who} may do {CLASS_NAMES.get(self.action_class, self.action_class)} on {self.origin}, {until}"
+        return f"{who} may replay workflow {self.workflow_id} with the same steps and values, until revoked"
+
+    def covers(self, request: ApprovalRequest) -> bool:
+        if not self.agent or request.agent != self.agent:
+            return False
+        if self.kind == "site":
+            return bool(request.origin) and request.origin == self.origin and request.action_class == self.action_class
+        return bool(
+            request.workflow_id == self.workflow_id and request.steps_hash and request.steps_hash == self.steps_hash
+        )
 
     @classmethod
     def from_dict(cls, raw: Any) -> Rule | None:
@@ -46,7 +101,14 @@ class Rule:
             rule = cls(**{k: raw[k] for k in raw if k in cls.__dataclass_fields__})
         except TypeError:
             return None
-        return rule if rule.kind in ("site", "workflow") and rule.rule_id else None
+        if rule.kind not in ("site", "workflow") or not rule.rule_id or not rule.agent:
+            return None
+        if rule.kind == "site" and rule.action_class not in ("element", "javascript"):
+            # Kept before rules had a class (they allowed every page change, JavaScript too, for any
+            # agent): no one can tell what the person saw, so the rule is dropped and they are asked again.
+            log.info("dropped an approval rule for %s kept without its class of action", rule.origin)
+            return None
+        return rule
 
 
 class RuleStore(Protocol):
@@ -74,6 +136,7 @@ def steps_hash(steps: Any) -> str:
 
 
 def as_decision(answer: Any) -> ApprovalDecision:
+    """An ApprovalPort's answer as a decision; a bare "allow"/"deny" came from a person."""
     if isinstance(answer, ApprovalDecision):
         return answer
     return ApprovalDecision(allow=answer == "allow")
@@ -94,10 +157,18 @@ class ApprovalPolicy:
     async def decide(self, request: ApprovalRequest) -> ApprovalDecision:
         rule = self.matching(request)
         if rule is not None:
-            log.info("%s.%s for %s allowed by rule: %s", request.tool, request.mode, request.agent, rule.describe())
-            return ApprovalDecision(allow=True, rule_id=rule.rule_id)
+            log.info("%s.%s allowed by a standing rule: %s", request.tool, request.mode, rule.describe())
+            return ApprovalDecision(allow=True, rule_id=rule.rule_id, decided_by="rule")
         decision = as_decision(await self.human.decide(request))
-        if decision.allow and decision.remember == "site" and request.origin:
+        if decision.decided_by != "person":
+            return decision  # `--approve auto` or the policy: nobody chose to remember anything
+        if (
+            decision.allow
+            and decision.remember == "site"
+            and request.origin
+            and " " not in request.origin
+            and request.action_class in ("element", "javascript")
+        ):
             minutes = max(1, min(decision.minutes or 15, MAX_SITE_MINUTES))
             self._add(
                 Rule(
@@ -107,6 +178,7 @@ class ApprovalPolicy:
                     origin=request.origin,
                     expires_at=self.clock.time() + minutes * 60,
                     agent=request.agent,
+                    action_class=request.action_class,
                 )
             )
         elif decision.allow and decision.remember == "workflow" and request.workflow_id and request.steps_hash:
@@ -126,17 +198,7 @@ class ApprovalPolicy:
 
     def matching(self, request: ApprovalRequest) -> Rule | None:
         self._expire()
-        for rule in self._rules:
-            if rule.kind == "site" and request.origin and rule.origin == request.origin:
-                return rule
-            if (
-                rule.kind == "workflow"
-                and request.workflow_id == rule.workflow_id
-                and request.steps_hash
-                and request.steps_hash == rule.steps_hash
-            ):
-                return rule
-        return None
+        return next((rule for rule in self._rules if rule.covers(request)), None)
 
     def rules(self) -> list[Rule]:
         self._expire()
@@ -151,12 +213,9 @@ class ApprovalPolicy:
         return True
 
     def _add(self, rule: Rule) -> None:
-        # one rule per site / per workflow: the newest answer wins
-        self._rules = [
-            r
-            for r in self._rules
-            if not (r.kind == rule.kind and (r.origin, r.workflow_id) == (rule.origin, rule.workflow_id))
-        ]
+        # one rule per agent and site and class / per agent and workflow: the newest answer wins
+        key = (rule.kind, rule.agent, rule.origin, rule.action_class, rule.workflow_id)
+        self._rules = [r for r in self._rules if (r.kind, r.agent, r.origin, r.action_class, r.workflow_id) != key]
         self._rules.append(rule)
         log.info("new approval rule: %s", rule.describe())
         self._persist()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -27,6 +28,12 @@ class BrowserPort(Protocol):
 
 
 ApprovalAnswer = Literal["allow", "deny"]
+DecidedBy = Literal["person", "rule", "auto", "policy"]
+"""Who answered an approval: a person (a prompt, the terminal), a standing rule, `serve --approve auto`, or
+the policy when nobody could be asked (`serve --approve deny`)."""
+ActionClass = Literal["element", "javascript", "workflows"]
+"""What a standing rule may cover: element actions (click, fill, type, press, select and pagination
+clicks), running JavaScript, or saving/deleting workflows (never covered by a site rule)."""
 
 
 @dataclass(frozen=True)
@@ -39,12 +46,14 @@ class ApprovalDecision:
     """How long an allow for a site lasts."""
     rule_id: str | None = None
     """Set when a standing rule answered instead of a person."""
+    decided_by: DecidedBy = "person"
 
 
 @dataclass(frozen=True)
 class ApprovalRequest:
     correlation_id: str
     agent: str
+    """The name the agent's client gave for itself: anyone can claim any name (show it as reported)."""
     tool: str
     mode: str
     params: Mapping[str, Any]
@@ -60,6 +69,15 @@ class ApprovalRequest:
     workflow_id: str = ""
     steps_hash: str = ""
     """A hash of the workflow's steps: an 'always allow' rule binds to it."""
+    action_class: ActionClass = "element"
+    """The class of action asked for: a site rule covers this class only."""
+
+
+def reported_agent(agent: str) -> str:
+    """An agent's name as it reported it, marked so (and escaped: no line breaks, no look-alike of the
+    person): `says it is "claude-code 1.0"`. Anyone can claim any name, "you (tray)" included."""
+    name = agent if len(agent) <= 80 else agent[:79] + "…"
+    return "says it is " + json.dumps(name, ensure_ascii=False)
 
 
 class ApprovalPort(Protocol):

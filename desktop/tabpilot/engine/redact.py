@@ -1,15 +1,100 @@
-"""What the activity stream, logs and approval prompts may show of a command's parameters."""
+"""What the activity stream, logs and run records may show of a command's parameters.
+
+Values typed into fields (interact fill and type, workflow steps of those kinds, and the workflow
+params that go into them) are shown as `[N characters]`: the person's approval prompt shows them, nothing
+kept afterwards does. A value that is only `{{secret:NAME}}` or `{{param}}` references stays as written.
+"""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
+from tabpilot.engine.workflows import PLACEHOLDER
+
 MAX_SHOWN = 500
+TYPED_KEYS = {"fill": "value", "type": "text"}
+"""The field holding what an action (or a workflow step of that type) types into the page."""
+_ONLY_REFERENCES = re.compile(r"^(?:\s*\{\{\s*(?:secret:)?[A-Za-z_][A-Za-z0-9_.-]*\s*\}\}\s*)+$")
 
 
-def redact_params(params: dict[str, Any]) -> dict[str, Any]:
-    """Drop unset values and shorten long strings. Secret references stay as written ({{secret:NAME}})."""
-    return {k: _shorten(v) for k, v in params.items() if v is not None}
+def _typed_override(path: str, hidden: Any) -> bool:
+    """Does an override_params path change what a replay types: `steps[2].value`, or a typed param?"""
+    if path.startswith("params."):
+        return bool(hidden(path[len("params.") :]))
+    return path.endswith((".value", ".text"))
+
+
+def typed(value: Any) -> Any:
+    """A typed value as it may be kept: its length, or its references when it is only references."""
+    if value is None or isinstance(value, bool):
+        return value
+    if not isinstance(value, str):
+        return f"[{len(str(value))} characters]" if isinstance(value, int | float) else "[hidden]"
+    if value and _ONLY_REFERENCES.match(value):
+        return value
+    return f"[{len(value)} characters]"
+
+
+def typed_param_names(steps: Any) -> set[str]:
+    """The workflow params whose values some fill or type step types (`{{name}}` in its value)."""
+    names: set[str] = set()
+    for step in steps if isinstance(steps, list) else []:
+        if not isinstance(step, dict):
+            continue
+        key = TYPED_KEYS.get(str(step.get("type", "")))
+        if key is not None and isinstance(step.get(key), str):
+            names.update(name for secret, name in PLACEHOLDER.findall(step[key]) if not secret)
+        for branch in ("then", "else"):
+            names |= typed_param_names(step.get(branch))
+    return names
+
+
+def redact_params(
+    params: dict[str, Any], mode: str | None = None, typed_params: set[str] | None = None
+) -> dict[str, Any]:
+    """Drop unset values, hide typed values, shorten long strings. `mode` is the command's (fill, type,
+    scrape, …); a dict with a `type` (a workflow step) is read as that step. `typed_params` names the
+    workflow params that are typed into fields (from the steps when given here; None: every one)."""
+    shown = {k: v for k, v in params.items() if v is not None}
+    key = TYPED_KEYS.get(mode or str(shown.get("type", "")))
+    if key is not None and key in shown:
+        shown[key] = typed(shown[key])
+    if mode == "scrape" or "steps" in shown or "override_params" in shown:
+        if isinstance(shown.get("steps"), list):
+            shown["steps"] = [hide_typed_steps(s) for s in shown["steps"]]
+        if typed_params is None and isinstance(shown.get("steps"), list):
+            typed_params = typed_param_names(shown["steps"])
+        overrides = shown.get("override_params")
+        if typed_params is not None and isinstance(overrides, dict):
+            for path, value in overrides.items():  # an overridden value may type a param too
+                if str(path).endswith((".value", ".text")) and isinstance(value, str):
+                    typed_params = typed_params | {n for secret, n in PLACEHOLDER.findall(value) if not secret}
+
+        def hidden(name: str) -> bool:
+            return typed_params is None or name in typed_params
+
+        if isinstance(shown.get("params"), dict):
+            shown["params"] = {k: typed(v) if hidden(k) else v for k, v in shown["params"].items()}
+        if isinstance(shown.get("override_params"), dict):
+            shown["override_params"] = {
+                k: typed(v) if _typed_override(str(k), hidden) else v for k, v in shown["override_params"].items()
+            }
+    return {k: _shorten(v) for k, v in shown.items()}
+
+
+def hide_typed_steps(step: Any) -> Any:
+    """A workflow step with what it types hidden (its if_exists branches too)."""
+    if not isinstance(step, dict):
+        return step
+    out = dict(step)
+    key = TYPED_KEYS.get(str(out.get("type", "")))
+    if key is not None and key in out:
+        out[key] = typed(out[key])
+    for branch in ("then", "else"):
+        if isinstance(out.get(branch), list):
+            out[branch] = [hide_typed_steps(s) for s in out[branch]]
+    return out
 
 
 def _shorten(value: Any) -> Any:

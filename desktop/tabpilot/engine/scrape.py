@@ -9,7 +9,13 @@ from typing import Any, cast
 from tabpilot.engine.commands import ApprovalScope, Command
 from tabpilot.engine.context import CommandContext
 from tabpilot.engine.errors import TabpilotError
-from tabpilot.engine.extract import DEFAULT_ELEMENT_TIMEOUT_MS, Pagination, check_extract_options, extract
+from tabpilot.engine.extract import (
+    DEFAULT_ELEMENT_TIMEOUT_MS,
+    DEFAULT_MAX_PAGES,
+    Pagination,
+    check_extract_options,
+    extract,
+)
 from tabpilot.engine.extract_spec import parse_schema
 from tabpilot.engine.interact import check_url
 from tabpilot.engine.params import Param
@@ -308,13 +314,12 @@ def _preflight(engine: Any, workflow: Workflow, tab_id: int) -> None:
             check_url(filled)
 
 
-def _refuse_page_actions(engine: Any, steps: list[dict[str, Any]]) -> None:
-    if not engine.pilot.allows("page_actions") and any(
-        isinstance(s, dict) and s.get("type") in MUTATING_STEPS for s in walk_steps(steps)
-    ):
+def _refuse_page_actions(engine: Any, steps: list[dict[str, Any]], what: str = "This workflow") -> None:
+    """Page-changing actions switched off in the tray: no click, typing or next-page click either."""
+    if not engine.pilot.allows("page_actions") and page_changing_steps(steps):
         raise TabpilotError(
             "ai_web_pilot_disabled",
-            "This workflow clicks or types, and page-changing actions are switched off in the Tabpilot tray.",
+            f"{what} clicks or types, and page-changing actions are switched off in the Tabpilot tray.",
             capability="page_actions",
         )
 
@@ -353,9 +358,41 @@ def _keep_run(
 # -- approval: a workflow is approved as a unit ----------------------------------------------------
 
 
+def next_page_click(paginate: dict[str, Any]) -> dict[str, Any]:
+    """Pagination as the page-changing step it is: a click on `next_selector`, up to max_pages - 1 times."""
+    clicks = int(paginate.get("max_pages", DEFAULT_MAX_PAGES)) - 1
+    return {
+        "type": "click",
+        "selector": paginate["next_selector"],
+        "purpose": f"next page (pagination), up to {clicks} click{'s' if clicks != 1 else ''}",
+    }
+
+
+def page_changing_steps(steps: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Every step that changes a page, a pagination click of an extract step included."""
+    out: list[dict[str, Any]] = []
+    for step in walk_steps(steps):
+        if not isinstance(step, dict):
+            continue
+        if step.get("type") in MUTATING_STEPS:
+            out.append(dict(step))
+        elif step.get("type") == "extract" and isinstance(step.get("paginate"), dict):
+            out.append(next_page_click(step["paginate"]))
+    return out
+
+
 def _approval_steps(engine: Any, p: dict[str, Any]) -> ApprovalScope | None:
     operation = p.get("operation")
     workflow_id, digest = "", ""
+    if operation == "extract":
+        # Following `next` clicks in the page the tab shows: approved like any click (a next_selector
+        # can name any button, a delete button too).
+        paginate = check_extract_options(p.get("options")).get("paginate")
+        if not paginate:
+            return None
+        click = next_page_click(paginate)
+        _refuse_page_actions(engine, [click], "Paginating")
+        return ApprovalScope(steps=[click], selector=paginate["next_selector"], acts_on_current_tab=True)
     if operation == "workflow" and isinstance(p.get("steps"), list):
         steps = check_steps(p["steps"])
         params = check_params(p.get("params"))
@@ -377,7 +414,7 @@ def _approval_steps(engine: Any, p: dict[str, Any]) -> ApprovalScope | None:
     # another site (overrides, params, allow_domain_change), and a rule for one site must not cover it.
     origins = sorted({origin_of(_fill_params(u, params)) for u in navigate_urls(steps)} - {""})
     origin = " ".join(origins)  # none: the tab's (the engine looks it up); several: no one-site rule matches
-    changing = [dict(s) for s in walk_steps(steps) if isinstance(s, dict) and s.get("type") in MUTATING_STEPS]
+    changing = page_changing_steps(steps)
     if changing:
         _refuse_page_actions(engine, steps)  # before a prompt for something that would be refused anyway
     return ApprovalScope(
@@ -394,7 +431,7 @@ def _changes_before_navigating(steps: list[dict[str, Any]]) -> bool:
     for step in walk_steps(steps):
         if step.get("type") == "navigate":
             return False
-        if step.get("type") in MUTATING_STEPS:
+        if step.get("type") in MUTATING_STEPS or (step.get("type") == "extract" and step.get("paginate")):
             return True
     return False
 

@@ -45,7 +45,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from tabpilot.engine.events import ActivityEvent
+from tabpilot.engine.events import DECIDER_TEXT, ActivityEvent
 from tabpilot.engine.workflows import scrub
 from tabpilot.ui.dialogs import spawn
 from tabpilot.ui.icons import app_icon
@@ -64,8 +64,18 @@ SHOWN_CHARS = 2000
 SHOWN_ITEMS = 100
 SHOWN_DEPTH = 8
 
-COLUMNS = ("Time", "Agent", "Command", "Target", "Duration", "Outcome", "Error")
-TIME, AGENT, COMMAND, TARGET, DURATION, OUTCOME, ERROR = range(len(COLUMNS))
+COLUMNS = (
+    "Time",
+    "Who",
+    "Command",
+    "Site",
+    "Target",
+    "Decided by",
+    "Duration",
+    "Outcome",
+    "Error",
+)
+TIME, AGENT, COMMAND, SITE, TARGET, DECIDED, DURATION, OUTCOME, ERROR = range(len(COLUMNS))
 DISPLAY = int(Qt.ItemDataRole.DisplayRole.value)
 FOREGROUND = int(Qt.ItemDataRole.ForegroundRole.value)
 TOOLTIP = int(Qt.ItemDataRole.ToolTipRole.value)
@@ -98,10 +108,21 @@ class Command:
     error: str | None = None
     steps_completed: int | None = None
     steps_total: int | None = None
+    who: str = ""
+    """Who sent it: "you (tray)", or an agent by the name it gave (`agent says it is "…"`)."""
+    site: str = ""
+    decided_by: str | None = None
     texts: tuple[str, ...] = field(default=())
 
     def apply(self, event: ActivityEvent) -> None:
         self.phase = event.phase
+        if not self.who:
+            self.who = event.who  # the same for every event of a command
+        self.kind = event.kind  # a scrape that clicks through pages turns out to change the page
+        if event.site:
+            self.site = event.site
+        if event.decided_by is not None:
+            self.decided_by = event.decided_by
         if event.duration_ms is not None:
             self.duration_ms = event.duration_ms
         if event.phase == "finished":
@@ -143,16 +164,33 @@ class Command:
             outcome = PHASE_TEXT.get(self.phase, self.phase)
             if self.steps_total:
                 outcome += f" {self.steps_completed or 0}/{self.steps_total}"
-        return (moment, self.agent, f"{self.tool} {self.mode}", self.target, duration, outcome, self.error or "")
+        return (
+            moment,
+            self.who,
+            f"{self.tool} {self.mode}",
+            self.site,
+            self.target,
+            self.decided(),
+            duration,
+            outcome,
+            self.error or "",
+        )
+
+    def decided(self) -> str:
+        if self.decided_by is None:
+            return "waiting for approval" if self.phase == "awaiting_approval" else ""
+        return DECIDER_TEXT.get(self.decided_by, self.decided_by)
 
     def summary(self) -> dict[str, Any]:
         item: dict[str, Any] = {
             "correlation_id": self.correlation_id,
             "time": datetime.fromtimestamp(self.time).astimezone().isoformat(timespec="milliseconds"),
-            "agent": self.agent,
+            "agent": self.who,
             "command": f"{self.tool} {self.mode}",
             "kind": self.kind,
+            "site": self.site,
             "target": self.target,
+            "decided_by": self.decided(),
             "status": self.outcome or PHASE_TEXT.get(self.phase, self.phase),
         }
         if self.running:
@@ -228,7 +266,9 @@ class ActivityModel(QAbstractTableModel):
         if role == PROGRESS_ROLE:
             return command.progress if column == OUTCOME else None
         if role == TOOLTIP:
-            return (command.text(column) or None) if column in (TARGET, ERROR, COMMAND) else None
+            if column == AGENT and command.who.startswith("agent "):
+                return f"{command.who}: the name its program gave; Tabpilot cannot check it."
+            return (command.text(column) or None) if column in (TARGET, ERROR, COMMAND, SITE, DECIDED) else None
         return command.correlation_id  # ID_ROLE
 
     def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
@@ -388,7 +428,7 @@ class ActivityWindow(QWidget):
         self.app = app
         self.setWindowTitle("Tabpilot — Activity")
         self.setWindowIcon(app_icon())
-        self.resize(980, 600)
+        self.resize(1280, 620)
         self.model = ActivityModel(parent=self)
         self.proxy = FilterProxy(self)
         """Between the table and the model only while a filter is typed: it costs a third of each paint."""
@@ -396,7 +436,7 @@ class ActivityWindow(QWidget):
         layout = QVBoxLayout(self)
         top = QHBoxLayout()
         self.filter_box = QLineEdit()
-        self.filter_box.setPlaceholderText("Filter: agent, command, target, outcome, error…")
+        self.filter_box.setPlaceholderText("Filter: agent, command, site, target, who decided, outcome, error…")
         self.filter_box.setClearButtonEnabled(True)
         self.filter_box.textChanged.connect(self.set_filter)
         self.count_label = QLabel()
@@ -417,10 +457,18 @@ class ActivityWindow(QWidget):
         self.table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 10)
         header = self.table.horizontalHeader()
         header.setHighlightSections(False)
-        for column, width in ((TIME, 76), (AGENT, 120), (COMMAND, 150), (DURATION, 76), (OUTCOME, 170)):
+        for column, width in (
+            (TIME, 66),
+            (AGENT, 236),
+            (COMMAND, 124),
+            (SITE, 150),
+            (DECIDED, 140),
+            (DURATION, 66),
+            (OUTCOME, 140),
+        ):
             header.resizeSection(column, width)
         header.setSectionResizeMode(TARGET, QHeaderView.ResizeMode.Stretch)
-        header.resizeSection(ERROR, 150)
+        header.resizeSection(ERROR, 128)
         self.table.selectionModel().currentRowChanged.connect(self._current_changed)
 
         lower = QWidget()

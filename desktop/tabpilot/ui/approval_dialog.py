@@ -52,7 +52,8 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
 )
 
-from tabpilot.engine.ports import ApprovalDecision, ApprovalRequest
+from tabpilot.engine.policy import CLASS_NAMES
+from tabpilot.engine.ports import ApprovalDecision, ApprovalRequest, reported_agent
 from tabpilot.ui.icons import app_icon
 
 if TYPE_CHECKING:
@@ -86,12 +87,14 @@ VERBS = {
 def headline(request: ApprovalRequest) -> str:
     if request.workflow_id:
         what = f"replay the saved workflow “{request.workflow_id}”"
+    elif request.params.get("operation") == "extract":
+        what = "extract rows, clicking through to the next pages"
     elif len(request.steps) > 1 or (request.tool, request.mode) == ("interact", "scrape"):
         count = len(request.steps)
         what = f"run a workflow with {count} page-changing step{'s' if count != 1 else ''}"
     else:
         what = VERBS.get((request.tool, request.mode), f"run {request.tool} {request.mode}")
-    return f"{request.agent} wants to {what}"
+    return f"An agent that {reported_agent(request.agent)} wants to {what}"
 
 
 def pretty(value: Any) -> str:
@@ -110,6 +113,25 @@ def step_line(number: int, step: Mapping[str, Any]) -> str:
         if k not in ("type", "selector")
     ]
     return "  ".join(parts)
+
+
+def site_rule_tip(request: ApprovalRequest, minutes: int = DEFAULT_SITE_MINUTES) -> str:
+    """What "Allow for this site" allows, exactly: which agent, which site, which class of action, how long."""
+    what = CLASS_NAMES.get(request.action_class, request.action_class)
+    return (
+        f"For {minutes} minutes, without asking: the agent that {reported_agent(request.agent)} may do "
+        f"{what} on {request.origin or 'this site'}.\nNot other agents, not other sites, and "
+        + ("no element actions (clicks, typing)." if request.action_class == "javascript" else "no JavaScript.")
+        + " Revoke it any time under Approval rules."
+    )
+
+
+def workflow_rule_tip(request: ApprovalRequest) -> str:
+    return (
+        f"Until you revoke it: the agent that {reported_agent(request.agent)} may replay the saved workflow "
+        f"“{request.workflow_id}” with exactly these steps and values, without asking.\nOther agents, an edited "
+        "workflow or other values ask again. Revoke it any time under Approval rules."
+    )
 
 
 class ApprovalDialog(QDialog):
@@ -156,8 +178,11 @@ class ApprovalDialog(QDialog):
         form.setHorizontalSpacing(12)
         form.setVerticalSpacing(4)
         form.setLabelAlignment(Qt.AlignmentFlag.AlignRight)
-        self.agent_label = self._value(_elide_middle(request.agent, 90))
-        self.agent_label.setToolTip(request.agent)
+        self.agent_label = self._value(_elide_middle(reported_agent(request.agent), 90))
+        self.agent_label.setToolTip(
+            "The name the agent's program gave for itself; Tabpilot cannot check it (any program can claim any "
+            f"name).\n{reported_agent(request.agent)}"
+        )
         self.action_label = self._value(f"{request.tool} · {request.mode}")
         self.url_label = self._value(_elide_middle(request.tab_url or "(unknown tab)", 90))
         self.url_label.setToolTip(request.tab_url or "")
@@ -221,17 +246,17 @@ class ApprovalDialog(QDialog):
 
         buttons = QHBoxLayout()
         buttons.setSpacing(8)
-        self.allow_once_button = self._allow_button("Allow once", "Run this action now; ask again next time.")
-        self.allow_site_button = self._allow_button(
-            "Allow for this site",
-            f"Allow page changes on {request.origin or 'this site'} for the chosen time, without asking.",
+        self.allow_once_button = self._allow_button(
+            "Allow once", "Run exactly this, now, once. Anything else, this agent's next action too, asks again."
         )
+        self.allow_site_button = self._allow_button("Allow for this site", site_rule_tip(request))
         self.site_minutes = QComboBox()
         self.site_minutes.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         for minutes in SITE_MINUTES:
             self.site_minutes.addItem(f"for {minutes} minutes", minutes)
         self.site_minutes.setCurrentIndex(SITE_MINUTES.index(DEFAULT_SITE_MINUTES))
         self.site_minutes.setToolTip("How long the site rule lasts (revocable in Approval rules)")
+        self.site_minutes.currentIndexChanged.connect(self._site_minutes_changed)
         if not request.origin or " " in request.origin:
             # no site, or several: a one-site rule cannot cover it
             self.allow_site_button.setEnabled(False)
@@ -239,11 +264,7 @@ class ApprovalDialog(QDialog):
             self.allow_site_button.setToolTip("This action is not on one site: it can only be allowed once.")
         self.allow_workflow_button: QPushButton | None = None
         if request.workflow_id:
-            self.allow_workflow_button = self._allow_button(
-                "Always allow this workflow",
-                "Replays of this saved workflow, with exactly these steps, run without asking. "
-                "Editing the workflow asks again.",
-            )
+            self.allow_workflow_button = self._allow_button("Always allow this workflow", workflow_rule_tip(request))
         self.deny_button = QPushButton("Deny")
         self.deny_button.setDefault(True)
         self.deny_button.setAutoDefault(True)
@@ -308,6 +329,10 @@ class ApprovalDialog(QDialog):
         button.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # no key (Enter, Space, Tab) can press it: a click only
         button.setToolTip(tip)
         return button
+
+    def _site_minutes_changed(self, _index: int) -> None:
+        if self.request.origin and " " not in self.request.origin:  # the tip says how long the rule lasts
+            self.allow_site_button.setToolTip(site_rule_tip(self.request, int(self.site_minutes.currentData())))
 
     def allow_buttons(self) -> list[QPushButton]:
         buttons = [self.allow_once_button, self.allow_site_button]
@@ -481,7 +506,12 @@ class ApprovalDialogs:
         try:
             decision = await asyncio.wait_for(answer, self.timeout_s)
         except TimeoutError:
-            log.info("nobody answered the prompt for %s.%s from %s", request.tool, request.mode, request.agent)
+            log.info(
+                "nobody answered the prompt for %s.%s from the agent that %s",
+                request.tool,
+                request.mode,
+                reported_agent(request.agent),
+            )
             raise
         finally:
             for task in (picture, crop):
@@ -492,11 +522,11 @@ class ApprovalDialogs:
             self.open.remove(dialog)
             self._dispose(dialog)
         log.info(
-            "%s %s.%s for %s%s",
+            "%s %s.%s for the agent that %s%s",
             "allowed" if decision.allow else "denied",
             request.tool,
             request.mode,
-            request.agent,
+            reported_agent(request.agent),
             f" (and {decision.remember} rule)" if decision.remember else "",
         )
         return decision

@@ -1,5 +1,6 @@
 """Approval rules: the standing answers a person gave ("allow for this site", "always allow this
-workflow"), each with what it covers, how long it lasts and a Revoke button. Updates live."""
+workflow"), each with exactly what it covers — the agent (by the name it gave), the class of action, the
+site or workflow — how long it lasts and a Revoke button. Updates live."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ from typing import TYPE_CHECKING
 import shiboken6
 from PySide6.QtCore import QTimer
 
-from tabpilot.engine.policy import Rule
+from tabpilot.engine.policy import CLASS_NAMES, Rule
+from tabpilot.engine.ports import reported_agent
 from tabpilot.ui.revocable import Revocable, RevocableList, open_one_per_app
 
 if TYPE_CHECKING:
@@ -18,7 +20,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("tabpilot.ui.rules")
 
-COLUMNS = ("Allows", "For", "Time left", "Asked by", "Since", "")
+COLUMNS = ("Agent (the name it gave)", "May do, without asking", "On", "Time left", "Since", "")
+AGENT, ALLOWS, ON, TIME_LEFT, SINCE = range(5)
 TICK_MS = 1000
 
 
@@ -31,10 +34,10 @@ def time_left(rule: Rule, now: float) -> str:
     return f"{left // 60}:{left % 60:02d}"
 
 
-def describe(rule: Rule) -> tuple[str, str]:
-    if rule.kind == "site":
-        return "Page changes on a site", rule.origin
-    return "A saved workflow, as it is now", rule.workflow_id
+def describe(rule: Rule) -> tuple[str, str, str]:
+    """The agent, what it may do, and where (a site, or a saved workflow)."""
+    where = rule.origin if rule.kind == "site" else f"workflow {rule.workflow_id}"
+    return reported_agent(rule.agent), rule.allows(), where
 
 
 class RulesWindow(RevocableList):
@@ -42,10 +45,11 @@ class RulesWindow(RevocableList):
         super().__init__(
             name="rulesWindow",
             title="Tabpilot — approval rules",
-            size=(760, 260),
+            size=(1100, 300),
             intro=(
-                "Agents act without asking where one of these rules applies. Everything else asks you first. "
-                "Revoke a rule to be asked again."
+                "An agent acts without asking only where one of these rules covers it: that agent (by the name "
+                "its program gave, which Tabpilot cannot check), that kind of action, on that site or workflow. "
+                "Everything else asks you first. Revoke a rule to be asked again."
             ),
             columns=COLUMNS,
             stretch=1,
@@ -77,7 +81,7 @@ class RulesWindow(RevocableList):
         if [r.rule_id for r in rules] != [r.rule_id for r in self.rules]:
             self._rebuild(rules)
         for row, rule in enumerate(rules):
-            item = self.table.item(row, 2)
+            item = self.table.item(row, TIME_LEFT)
             if item is not None:
                 item.setText(time_left(rule, now))
         self.rules = rules
@@ -85,11 +89,17 @@ class RulesWindow(RevocableList):
     def _rebuild(self, rules: list[Rule]) -> None:
         shown = []
         for rule in rules:
-            allows, scope = describe(rule)
+            agent, allows, where = describe(rule)
             since = time.strftime("%Y-%m-%d %H:%M", time.localtime(rule.created_at))
-            cells = (allows, scope, "", rule.agent or "—", since)
+            cells = (agent, allows, where, "", since)
+            sentence = rule.describe()
             shown.append(
-                Revocable(rule.rule_id, cells, tooltip=rule.describe(), revoke_tooltip=f"Stop: {rule.describe()}")
+                Revocable(
+                    rule.rule_id,
+                    cells,
+                    tooltip=sentence[0].upper() + sentence[1:] + ".",
+                    revoke_tooltip=f"Revoke: from now on, ask before {_what_it_skips(rule)}.",
+                )
             )
         self.show_rows(shown)
 
@@ -103,6 +113,13 @@ class RulesWindow(RevocableList):
         if self._listening:
             self._listening = False
             self.app.policy.listeners.remove(self.refresh)
+
+
+def _what_it_skips(rule: Rule) -> str:
+    if rule.kind == "site":
+        what = CLASS_NAMES.get(rule.action_class, rule.action_class)
+        return f"{what} on {rule.origin} by the agent that {reported_agent(rule.agent)}"
+    return f"replays of workflow {rule.workflow_id} by the agent that {reported_agent(rule.agent)}"
 
 
 def open_rules_window(app: App) -> RulesWindow:

@@ -52,4 +52,6 @@ def test_as_dict_leaves_out_unset_fields() -> None:
         "kind": "read",
         "target": "",
         "params": {},
+        "actor": "agent",
+        "site": "",
     }

@@ -17,6 +17,12 @@ from tests.unit.fakes import FakeApprovals, FakeBrowser
 NEXT = {"next_selector": "a.next", "delay_ms": 0}
 
 
+@pytest.fixture
+def approvals() -> FakeApprovals:
+    """The person allows the next-page clicks (their approval: test_pagination_approval.py)."""
+    return FakeApprovals(*["allow"] * 20)
+
+
 def paginated(**paginate: Any) -> dict[str, Any]:
     return extract_args(options={"paginate": {**NEXT, **paginate}})
 
@@ -88,8 +94,13 @@ async def test_pagination_stops_at_max_pages(engine: Engine, browser: FakeBrowse
     assert [r["name"] for r in result["data"]] == ["a", "b", "c"]
     assert result["metadata"]["pages_scraped"] == 3
     assert result["metadata"]["rows_extracted"] == 3
-    assert browser.ops == ["scrape.extract", "scrape.next_page"] * 2 + ["scrape.extract"]
-    assert browser.calls[1].params == {"next_selector": "a.next", "rows_selector": "tr", "timeout_ms": 10_000}
+    assert [c.op for c in browser.acting_calls] == ["scrape.extract", "scrape.next_page"] * 2 + ["scrape.extract"]
+    assert browser.acting_calls[1].params == {
+        "tab_id": 1,  # the tab whose next-page clicks were approved
+        "next_selector": "a.next",
+        "rows_selector": "tr",
+        "timeout_ms": 10_000,
+    }
 
 
 async def test_pagination_defaults_to_five_pages(engine: Engine, browser: FakeBrowser) -> None:
@@ -105,7 +116,7 @@ async def test_pagination_stops_on_an_empty_page(engine: Engine, browser: FakeBr
     result = await engine.call("interact", paginated(max_pages=10))
     assert [r["name"] for r in result["data"]] == ["a", "b"]
     assert result["metadata"]["pages_scraped"] == 2
-    assert browser.ops == ["scrape.extract", "scrape.next_page", "scrape.extract"]
+    assert [c.op for c in browser.acting_calls] == ["scrape.extract", "scrape.next_page", "scrape.extract"]
     assert result["metadata"]["warnings"] == []
 
 
@@ -201,7 +212,7 @@ async def test_a_page_cut_in_the_browser_is_truncated(engine: Engine, browser: F
     result = await engine.call("interact", paginated(max_pages=3))
     assert result["metadata"]["truncated"] is True
     assert result["data"] == rows("a")
-    assert browser.ops == ["scrape.extract"]
+    assert [c.op for c in browser.acting_calls] == ["scrape.extract"]
 
 
 async def test_not_truncated_leaves_the_key_out(engine: Engine, browser: FakeBrowser) -> None:
@@ -300,12 +311,13 @@ async def test_needs_the_scrape_capability(engine: Engine, browser: FakeBrowser)
     assert browser.calls == []
 
 
-async def test_extract_never_asks_for_approval(engine: Engine, browser: FakeBrowser, approvals: FakeApprovals) -> None:
+async def test_extract_without_pagination_never_asks_for_approval(
+    engine: Engine, browser: FakeBrowser, approvals: FakeApprovals
+) -> None:
     approvals.script = ["deny"]
     browser.replies["dom.wait"] = {"state": "visible"}
     browser.replies["scrape.extract"] = page(rows("a"))
-    browser.replies["scrape.next_page"] = {"moved": False, "reason": "no_next"}
-    result = await engine.call("interact", extract_args(options={"wait_for": ".x", "paginate": NEXT}))
+    result = await engine.call("interact", extract_args(options={"wait_for": ".x"}))
     assert result["data"] == rows("a")
     assert approvals.requests == []
 

@@ -349,9 +349,11 @@ async def test_the_last_ten_runs_are_kept_with_their_status(
 
 @pytest.fixture
 async def ruled(browser: FakeBrowser, approvals: FakeApprovals, store: MemoryWorkflowStore) -> AsyncIterator[Engine]:
-    """An engine whose approvals go through the policy, with 'allow page changes on https://a.test'."""
+    """An engine whose approvals go through the policy, with 'the agent may do element actions on https://a.test'."""
     rules = MemoryRules()
-    rules.rules = [Rule("rule-a", "site", created_at=0.0, origin="https://a.test")]
+    rules.rules = [
+        Rule("rule-a", "site", created_at=0.0, origin="https://a.test", agent="agent", action_class="element")
+    ]
     browser.replies["tabs.resolve"] = TAB
     browser.replies["scrape.extract"] = page(rows("a"))
     engine = Engine(

@@ -158,7 +158,10 @@ async def test_the_result_has_the_contract_shape(wf_engine: Engine, browser: Fak
     json.dumps(result)
 
 
-async def test_rows_from_several_extract_steps_add_up(wf_engine: Engine, browser: FakeBrowser) -> None:
+async def test_rows_from_several_extract_steps_add_up(
+    wf_engine: Engine, browser: FakeBrowser, approvals: FakeApprovals
+) -> None:
+    approvals.script = ["allow"]  # the next-page click
     browser.queue("scrape.extract", page(rows("a")), page(rows("b")), page(rows("c")), page(rows("d")))
     browser.replies["scrape.next_page"] = {"moved": True, "url": URL}
     paginated = {**EXTRACT, "paginate": {"next_selector": "a.next", "max_pages": 2, "delay_ms": 0}}
