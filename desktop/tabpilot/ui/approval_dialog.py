@@ -71,6 +71,8 @@ PICTURE_SIZE = QSize(560, 220)
 OUTLINE_COLOUR = QColor("#e8590c")
 OUTLINE_WIDTH = 3
 CASCADE_PX = 32
+CODE_MAX_WIDTH = 900
+"""How wide a script or parameters view opens at most (wider text scrolls, or the window is enlarged)."""
 
 PictureState = Literal["loading", "shown", "off_screen", "not_found", "unavailable", "none"]
 
@@ -152,9 +154,12 @@ class CodeView(QPlainTextEdit):
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
         self._lines = max(2, min(text.count("\n") + 1, lines))
         self._extra = 14 if wrap else 14 + self.horizontalScrollBar().sizeHint().height()
+        # Wide enough for its longest line (code reads badly cut), within reason.
+        longest = max((self.fontMetrics().horizontalAdvance(line) for line in text.splitlines()), default=0)
+        self._width = max(PICTURE_SIZE.width(), min(longest + 40, CODE_MAX_WIDTH))
 
     def sizeHint(self) -> QSize:
-        return QSize(PICTURE_SIZE.width(), self.fontMetrics().lineSpacing() * self._lines + self._extra)
+        return QSize(self._width, self.fontMetrics().lineSpacing() * self._lines + self._extra)
 
     def minimumSizeHint(self) -> QSize:
         return QSize(PICTURE_SIZE.width() // 2, self.fontMetrics().lineSpacing() * min(self._lines, 3) + self._extra)

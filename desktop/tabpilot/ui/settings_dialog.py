@@ -61,7 +61,6 @@ class SecondsBox(QDoubleSpinBox):
         self.setRange(range_ms[0] / 1000, range_ms[1] / 1000)
         self.setSingleStep(step_s)
         self.setSuffix(" s")
-        self.setAlignment(Qt.AlignmentFlag.AlignRight)
         self._stored: tuple[int, float] | None = None
 
     def textFromValue(self, value: float) -> str:
@@ -83,7 +82,9 @@ def align_labels(*forms: QFormLayout) -> None:
     """The forms of several boxes, one above the other, with their fields starting at the same x."""
     labels: list[QLabel] = []
     for form in forms:
-        form.setLabelAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        # Text fields take the width; numbers and buttons keep theirs (a port in a field as wide as a path
+        # reads badly).
+        form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.ExpandingFieldsGrow)
         for row in range(form.rowCount()):
             item = form.itemAt(row, QFormLayout.ItemRole.LabelRole)
             label = item.widget() if item is not None else None

@@ -582,7 +582,7 @@ class RunViewer(QWidget):
         if run.get("status") == "complete":
             return f"Complete — {len(rows)} rows, {steps}, {finished}."
         kept = f" ({len(rows)} rows kept)" if rows else ""
-        message = steps_from_one(str(run.get("message") or ""))
+        message = steps_from_one(str(run.get("message") or "")).rstrip(".")
         return f"Failed: {run.get('error')} — {message}{kept}. {steps}, {finished}."
 
     def closeEvent(self, event: QCloseEvent) -> None:
