@@ -135,6 +135,7 @@ async def test_a_replay_shows_the_saved_workflow_by_name_with_its_values(
     args = {"action": "scrape", "operation": "replay", "workflow_id": "wf-jobs", "params": {"city": "Lyon"}}
     dialog, call = await ask(app, dialogs, args)
     assert dialog.title_label.text() == "agent wants to replay the saved workflow “Jobs in Lyon”"
+    assert dialog.workflow_label is not None and dialog.workflow_label.text() == "Jobs in Lyon (wf-jobs)"
     assert dialog.steps_view is not None
     assert dialog.steps_view.toPlainText().splitlines() == [
         "1. Go to https://jobs.test/search?q=python&in=Lyon",

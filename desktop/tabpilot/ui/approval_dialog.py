@@ -263,7 +263,10 @@ class ApprovalDialog(QDialog):
         form.addRow("Agent:", self.agent_label)
         form.addRow("Action:", self.action_label)
         if request.workflow_id:
-            self.workflow_label: QLabel | None = self._value(request.workflow_id)
+            name = plan.name if plan is not None and plan.name != request.workflow_id else ""
+            self.workflow_label: QLabel | None = self._value(
+                f"{name} ({request.workflow_id})" if name else request.workflow_id
+            )
             form.addRow("Workflow:", self.workflow_label)
         else:
             self.workflow_label = None
