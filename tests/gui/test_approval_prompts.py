@@ -108,8 +108,7 @@ async def test_a_new_workflow_shows_every_step_the_values_it_types_and_that_appr
             '3. Fill #pw with "{{secret:SHOP_PW}}"',
             "4. Click #go",
             "5. Go to https://jobs.test/orders",
-            "6. Read rows from tr.order (id, total); the rows go to the agent; then clicks a.next for each next "
-            "page up to 3 pages",
+            "6. Read rows from tr.order (id, total) for the agent, clicking a.next for each next page, up to 3 pages",
         ]
         assert dialog.notes_label is not None
         notes = dialog.notes_label.text()
@@ -140,7 +139,7 @@ async def test_a_replay_shows_the_saved_workflow_by_name_with_its_values(
     assert dialog.steps_view.toPlainText().splitlines() == [
         "1. Go to https://jobs.test/search?q=python&in=Lyon",
         '2. Fill #password with "{{secret:PW}}"',
-        "3. Read rows from tr.job (title, city); the rows go to the agent",
+        "3. Read rows from tr.job (title, city) for the agent",
     ]
     assert dialog.notes_label is not None
     assert "saves" not in dialog.notes_label.text(), "a replay saves nothing"
@@ -198,3 +197,38 @@ def test_any_step_kind_is_listed_and_numbered_from_one() -> None:
         ("•", 'paginate_click  selector="a.next"  page=2', True),
     ]
     assert plan_for(ApprovalRequest("c", "a", "interact", "click", {"selector": "#x"})) is None
+
+
+def test_a_replay_is_shown_with_its_overrides_and_params_as_it_will_run() -> None:
+    saved = {
+        "workflow_id": "wf-a",
+        "name": "Search",
+        "steps": [
+            {"type": "navigate", "url": "https://a.test/?q={{q}}"},
+            {"type": "type", "selector": "#box", "text": "{{q}} {{missing}}"},
+        ],
+        "params": {"q": "python"},
+    }
+    request = ApprovalRequest(
+        "corr",
+        "agent",
+        "interact",
+        "scrape",
+        {
+            "operation": "replay",
+            "workflow_id": "wf-a",
+            "params": {"q": "rust"},
+            "override_params": {"steps[0].url": "https://b.test/?q={{q}}"},
+        },
+        steps=({"type": "type", "selector": "#box", "text": "{{q}} {{missing}}"},),
+        workflow_id="wf-a",
+    )
+    plan = plan_for(request, saved)
+    assert plan is not None and plan.name == "Search" and not plan.saves
+    assert [s.text for s in plan.steps] == ["Go to https://b.test/?q=rust", 'Type "rust {{missing}}" into #box']
+    assert plan.missing == ["missing"]
+    # The saved file gone (or unreadable) meanwhile: what the request lists, still every approved step.
+    fallback = plan_for(request, None)
+    assert fallback is not None
+    assert [(s.number, s.text) for s in fallback.steps] == [("1", 'Type "{{q}} {{missing}}" into #box')]
+    assert fallback.missing == [], "values unknown here: none said to be missing"

@@ -93,8 +93,8 @@ def headline(request: ApprovalRequest, name: str = "") -> str:
         what = f"replay the saved workflow “{name or request.workflow_id}”"
     elif len(request.steps) > 1 or (request.tool, request.mode) == ("interact", "scrape"):
         count = len(request.steps)
-        what = f"run a workflow with {count} page-changing step{'s' if count != 1 else ''}"
-        what = f"run the workflow “{name}” ({count} page-changing step{'s' if count != 1 else ''})" if name else what
+        changing = f"{count} page-changing step{'s' if count != 1 else ''}"
+        what = f"run the workflow “{name}” ({changing})" if name else f"run a workflow with {changing}"
     else:
         what = VERBS.get((request.tool, request.mode), f"run {request.tool} {request.mode}")
     return f"{request.agent} wants to {what}"

@@ -101,7 +101,8 @@ def _from_request_steps(request: ApprovalRequest, *, name: str) -> Plan:
     builder = _Builder({})
     for index, step in enumerate(request.steps, 1):
         builder.extra(step, number=str(index))
-    return Plan(name=name, steps=builder.out, missing=sorted(builder.missing), secrets=sorted(builder.secrets))
+    # (its {{param}} values are not known here: none is said to be missing)
+    return Plan(name=name, steps=builder.out, secrets=sorted(builder.secrets))
 
 
 def _strings(value: Any) -> dict[str, str]:
@@ -233,12 +234,12 @@ def _delay(b: _Builder, s: Mapping[str, Any]) -> tuple[str, set[str]]:
 def _extract(b: _Builder, s: Mapping[str, Any]) -> tuple[str, set[str]]:
     schema = s.get("schema")
     fields = ", ".join(str(k) for k in schema) if isinstance(schema, Mapping) else _json(schema)
-    text = f"Read rows from {s.get('selector')} ({fields}); the rows go to the agent"
+    text = f"Read rows from {s.get('selector')} ({fields}) for the agent"
     paginate = s.get("paginate")
     if isinstance(paginate, Mapping) and paginate.get("next_selector"):
         pages = paginate.get("max_pages")
-        up_to = f" up to {pages} pages" if pages else ""
-        text += f"; then clicks {paginate['next_selector']} for each next page{up_to}"
+        up_to = f", up to {pages} pages" if pages else ""
+        text += f", clicking {paginate['next_selector']} for each next page{up_to}"
     elif paginate is not None:
         text += f"; pages: {_json(paginate)}"
     if s.get("wait_for"):
