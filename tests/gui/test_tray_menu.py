@@ -194,7 +194,7 @@ async def test_a_finished_and_a_failed_workflow_are_notified(
     tray.tray.messageClicked.emit()
     viewer = await until(lambda: next(iter(tray.workflows.viewers.values()), None), what="the run viewer")
     assert viewer.isVisible()
-    assert viewer.status_label.text().startswith("Failed: tab_closed — Step 1 (navigate) failed: The tab was closed. ")
+    assert viewer.status_label.text().startswith("Failed: tab_closed — Step 1 (navigate) failed: The tab was closed. Steps 0/3")
     await ui_settled()
 
 

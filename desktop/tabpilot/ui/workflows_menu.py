@@ -583,7 +583,7 @@ class RunViewer(QWidget):
             return f"Complete — {len(rows)} rows, {steps}, {finished}."
         kept = f" ({len(rows)} rows kept)" if rows else ""
         message = steps_from_one(str(run.get("message") or "")).rstrip(".")
-        return f"Failed: {run.get('error')} — {message}{kept}. {steps}, {finished}."
+        return f"Failed: {run.get('error')} — {message}{kept}. {steps.capitalize()}, {finished}."
 
     def closeEvent(self, event: QCloseEvent) -> None:
         super().closeEvent(event)
