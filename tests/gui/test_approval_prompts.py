@@ -35,6 +35,9 @@ async def prompted(make_app: AppFactory, connect_extension: ExtensionFactory) ->
 
 async def ask(app: App, dialogs: ApprovalDialogs, args: dict[str, Any]) -> tuple[ApprovalDialog, asyncio.Task[Any]]:
     call = asyncio.get_running_loop().create_task(app.engine.call("interact", args, agent="agent"))
+    await until(lambda: dialogs.open or call.done(), what="the prompt")
+    if call.done():  # it ended without asking: say why
+        pytest.fail(f"no prompt; the call answered {call.result() if not call.exception() else call.exception()!r}")
     return await next_dialog(dialogs), call
 
 
@@ -130,7 +133,12 @@ async def test_a_replay_shows_the_saved_workflow_by_name_with_its_values(
 ) -> None:
     app, dialogs = await prompted(make_app, connect_extension)
     save_workflow(app, jobs_workflow(secret="PW", name="Jobs in Lyon"))
-    await until(lambda: app.workflows.get("wf-jobs") is not None, what="the saved workflow")
+
+    def saved() -> bool:  # read whole (the watcher may first see the file half-written)
+        entry = app.workflows.get("wf-jobs")
+        return entry is not None and entry.workflow is not None
+
+    await until(saved, what="the saved workflow")
     args = {"action": "scrape", "operation": "replay", "workflow_id": "wf-jobs", "params": {"city": "Lyon"}}
     dialog, call = await ask(app, dialogs, args)
     assert dialog.title_label.text() == "agent wants to replay the saved workflow “Jobs in Lyon”"
