@@ -86,7 +86,8 @@ async def test_deny_has_no_side_effect_and_allow_once_runs(
     assert dialog.action_label.text() == "interact · execute_js"
     assert dialog.url_label.text() == PAGE
     assert dialog.origin_label.text() == "https://shop.example"
-    assert json.loads(dialog.params_view.toPlainText()) == {"script": SCRIPT, "timeout_ms": 5000}
+    assert dialog.script_view is not None and dialog.script_view.toPlainText() == SCRIPT
+    assert json.loads(dialog.params_view.toPlainText()) == {"timeout_ms": 5000}, "the rest of the parameters"
     assert dialog.picture_state == "none", "execute_js has no element to show"
     deny = button(dialog, "Deny")
     assert deny.isDefault(), "Deny must be the default"
@@ -168,7 +169,9 @@ async def test_no_keystroke_can_allow_and_a_fresh_prompt_is_not_armed(
             QTest.keyClick(focused or dialog, Qt.Key.Key_Space)
         QTest.keyClicks(focused or dialog, "yesallow")
         assert not call.done()
-    assert set(visited) == {dialog.params_view, button(dialog, "Deny")}, "Tab goes round the text and Deny only"
+    assert set(visited) == {dialog.script_view, dialog.params_view, button(dialog, "Deny")}, (
+        "Tab goes round the texts and Deny only"
+    )
     QTest.keyClick(QApplication.focusWidget() or dialog, Qt.Key.Key_Return)
     await denied(call)
     assert js_commands(fake) == []
@@ -223,10 +226,11 @@ async def test_parameters_are_shown_whole_and_secrets_only_as_references(
         script = "\n".join(f"document.body.dataset.n{i} = '{i}';" for i in range(400)) + "\nreturn 'the end'"
         call = execute_js(app, script)
         dialog = await next_dialog(dialogs)
-        assert json.loads(dialog.params_view.toPlainText())["script"] == script
-        view = dialog.params_view
-        assert view.verticalScrollBar().maximum() > 0, "a long parameter list scrolls"
-        assert view.height() < 250, "and does not make the window taller than the screen"
+        view = dialog.script_view
+        assert view is not None and view.toPlainText() == script
+        assert view.verticalScrollBar().maximum() > 0, "a long script scrolls"
+        screen = dialog.screen().availableGeometry()
+        assert dialog.frameGeometry().height() <= screen.height(), "and does not make the window taller than the screen"
         QTest.mouseClick(button(dialog, "Deny"), Qt.MouseButton.LeftButton)
         await denied(call)
     finally:
@@ -350,10 +354,7 @@ async def test_allow_for_this_site_with_a_duration_and_workflow_buttons(
         dialog = await next_dialog(dialogs)
         assert button_texts(dialog) == ["Allow once", "Allow for this site", "Always allow this workflow", "Deny"]
         assert dialog.steps_view is not None
-        assert dialog.steps_view.toPlainText().splitlines() == [
-            "1. click  #a",
-            '2. fill  #b  value="{{secret:PW}}"',
-        ]
+        assert dialog.steps_view.toPlainText().splitlines() == ["1. Click #a", '2. Fill #b with "{{secret:PW}}"']
         assert (
             dialog.title_label.text() == 'An agent that says it is "agent" wants to replay the saved workflow “wf-shop”'
         )

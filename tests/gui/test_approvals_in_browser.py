@@ -282,7 +282,13 @@ async def test_a_workflow_asks_once_for_all_its_clicks_and_always_allow_holds_un
         == 'An agent that says it is "test-agent" wants to run a workflow with 2 page-changing steps'
     )
     assert dialog.steps_view is not None
-    assert dialog.steps_view.toPlainText().splitlines() == ["1. click  #change", "2. click  #spawn"]
+    # Every step in words, numbered from 1 (the two clicks are the ones approved; the view shows them in bold).
+    assert dialog.steps_view.toPlainText().splitlines() == [
+        f"1. Go to {url}",
+        "2. Click #change",
+        "3. Click #spawn",
+        "4. Wait until #late is visible",
+    ]
     assert "Always allow this workflow" not in button_texts(dialog), "only a saved workflow can be always allowed"
     await click(dialog, "Allow once")
     result = await asyncio.wait_for(call, 20)
@@ -303,9 +309,9 @@ async def test_a_workflow_asks_once_for_all_its_clicks_and_always_allow_holds_un
 
     call = run()
     dialog = await next_dialog(dialogs)
-    assert dialog.workflow_label is not None and dialog.workflow_label.text() == "wf-two-clicks"
+    assert dialog.workflow_label is not None and dialog.workflow_label.text() == "two clicks (wf-two-clicks)"
     assert dialog.steps_view is not None
-    assert dialog.steps_view.toPlainText().splitlines() == ["1. click  #change", "2. click  #spawn"]
+    assert dialog.steps_view.toPlainText().splitlines()[1:3] == ["2. Click #change", "3. Click #spawn"]
     await click(dialog, "Always allow this workflow")
     assert (await asyncio.wait_for(call, 20))["status"] == "complete"
     [rule] = app.policy.rules()
@@ -331,7 +337,11 @@ async def test_a_workflow_asks_once_for_all_its_clicks_and_always_allow_holds_un
     call = run()
     dialog = await next_dialog(dialogs)
     assert dialog.steps_view is not None
-    assert dialog.steps_view.toPlainText().splitlines() == ["1. click  #change", "2. click  #to-second"]
+    assert dialog.steps_view.toPlainText().splitlines()[1:] == [
+        "2. Click #change",
+        "3. Click #to-second",
+        "4. Wait until h1 is visible",
+    ]
     QTest.mouseClick(button(dialog, "Deny"), Qt.MouseButton.LeftButton)
     await denied(call)
     assert served(site) == requests_before

@@ -95,7 +95,7 @@ async def test_an_unpaired_browser_is_refused_until_the_code_is_typed_and_a_revo
     assert not app.link.connected
 
     window = await request_window(watcher)
-    assert window.windowTitle() == "Tabpilot — a browser wants to connect"
+    assert window.windowTitle() == "Tabpilot — A browser wants to connect"
     assert window.heading.text() == "A browser wants to connect"
     assert window.browser_label.text() == "Chromium 126.0.6478.126"
     assert window.system_label.text() == "Linux"

@@ -57,7 +57,7 @@ async def test_rules_are_listed_live_revocable_and_expire(make_app: AppFactory, 
     app.policy.clock = clock
     window = open_rules_window(app)
     await until(window.isVisible, what="the rules window")
-    assert window.windowTitle() == "Tabpilot — approval rules"
+    assert window.windowTitle() == "Tabpilot — Approval rules"
     assert rows(window) == []
     assert window.empty_label.isVisible()
 

@@ -182,8 +182,9 @@ async def test_a_finished_and_a_failed_workflow_are_notified(
     site.fail_navigation = "The tab was closed."
     with pytest.raises(TabpilotError):
         await app.run_workflow("wf-jobs", {"city": "Lyon"})
-    failure = await notes.wait_for("Workflow Jobs failed: Step 0")
-    assert "The tab was closed." in failure
+    # Steps are numbered from 1, as the prompts number them (the engine's message counts from 0, as agents do).
+    failure = await notes.wait_for("Workflow Jobs failed: Step")
+    assert failure == "Workflow Jobs failed: Step 1 (navigate) failed: The tab was closed."
 
     # Any other command is not a workflow: no notification for it.
     before = len(notes.shown)
@@ -193,7 +194,8 @@ async def test_a_finished_and_a_failed_workflow_are_notified(
     tray.tray.messageClicked.emit()
     viewer = await until(lambda: next(iter(tray.workflows.viewers.values()), None), what="the run viewer")
     assert viewer.isVisible()
-    assert viewer.status_label.text().startswith("Failed: tab_closed")
+    said = viewer.status_label.text()
+    assert said.startswith("Failed: tab_closed — Step 1 (navigate) failed: The tab was closed. Steps 0/2"), said
     await ui_settled()
 
 

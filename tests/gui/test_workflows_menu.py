@@ -10,8 +10,9 @@ from typing import Any
 
 import pytest
 import shiboken6
-from PySide6.QtCore import QUrl
+from PySide6.QtCore import Qt, QUrl
 from PySide6.QtGui import QDesktopServices, QGuiApplication
+from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QDialogButtonBox, QFileDialog, QLabel, QMenu
 from tests.conftest import AppFactory
 from tests.gui.conftest import ExtensionFactory, TrayFactory, click_menu_item
@@ -64,16 +65,21 @@ async def test_the_menu_follows_the_folder(make_app: AppFactory, make_tray: Tray
     assert item_texts(jobs_menu(tray)) == ["Run", "Run with parameters…", "Export…", "Reveal in folder", "Delete…"]
     assert "wf-jobs" in jobs_menu(tray).menuAction().toolTip()
 
-    # A broken one is listed greyed, its error as the tooltip; the good one stays.
+    # A broken one is listed (the good one stays) as a submenu a person can open: its error is its first
+    # line (a greyed item would show no tooltip), a click on it shows the whole error, and the file can be
+    # revealed or deleted.
     (app.paths.workflows_dir / "broken.json").write_text("{not json", encoding="utf-8")
-    broken = await until(
-        lambda: next((a for a in menu.actions() if a.text() == "broken (invalid)"), None),
-        timeout=2,
-        what="the broken file in the menu",
-    )
-    assert not broken.isEnabled()
-    assert "not valid JSON" in broken.toolTip()
+    broken = await until(lambda: tray.workflows.broken_menu("broken"), timeout=2, what="the broken file in the menu")
+    assert broken.menuAction().isEnabled()
+    assert "not valid JSON" in broken.menuAction().toolTip()
     assert menu.toolTipsVisible()
+    assert item_texts(broken)[1:] == ["Reveal in folder", "Delete…"]
+    why = broken.actions()[0]
+    assert why.text().startswith("Why: not valid JSON") and why.isEnabled()
+    await click_menu_item(broken, why)
+    said = await answer_box("OK")
+    assert "broken.json is not a valid workflow" in said
+    assert "not valid JSON: Expecting property name" in said
 
     # One without parameters cannot be run "with parameters".
     save_workflow(app, {"workflow_id": "plain", "name": "Plain", "steps": [{"type": "navigate", "url": ORIGIN}]})
@@ -312,4 +318,33 @@ async def test_a_closed_run_viewer_is_let_go(make_app: AppFactory, make_tray: Tr
     menu.close()
     assert menu.viewers == {}
     await until(lambda: not shiboken6.isValid(again) and not shiboken6.isValid(second), what="the viewers deleted")
+    await ui_settled()
+
+
+async def test_enter_in_the_parameters_form_runs_it(
+    make_app: AppFactory, make_tray: TrayFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Run is the default button (Enter runs); Cancel never is, even while Run waits for a required value."""
+    app = await make_app()
+    tray = make_tray(app)
+    started: list[tuple[str, dict[str, str] | None]] = []
+    monkeypatch.setattr(tray.workflows, "run", lambda workflow_id, params=None: started.append((workflow_id, params)))
+    save_workflow(app, jobs_workflow())
+    await until(lambda: tray.workflows.workflow_menu("Jobs") is not None, timeout=2, what="Jobs in the menu")
+    await click_menu_item(jobs_menu(tray), menu_item(jobs_menu(tray), "Run with parameters…"))
+    dialog = await window_of(ParamsDialog, "the parameters form")
+    assert dialog.windowTitle() == "Tabpilot — Run Jobs"
+    cancel = dialog.buttons.button(QDialogButtonBox.StandardButton.Cancel)
+    assert not cancel.isDefault() and not cancel.autoDefault()
+    city = dialog.fields["city"]
+
+    # {{city}} has no value yet: Enter does nothing (it neither runs nor cancels).
+    QTest.keyClick(city, Qt.Key.Key_Return)
+    assert dialog.isVisible() and started == []
+
+    QTest.keyClicks(city, "Lyon")
+    assert dialog.run_button.isDefault()
+    QTest.keyClick(city, Qt.Key.Key_Return)
+    await until(lambda: not shiboken6.isValid(dialog), what="the form to close once run")
+    assert started == [("wf-jobs", {"city": "Lyon", "query": "python"})]
     await ui_settled()

@@ -19,6 +19,7 @@ import asyncio
 import base64
 import binascii
 import contextlib
+import html
 import json
 import logging
 import time
@@ -45,16 +46,17 @@ from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
     QLabel,
-    QLayout,
     QPlainTextEdit,
     QPushButton,
     QSizePolicy,
+    QTextEdit,
     QVBoxLayout,
 )
 
 from tabpilot.engine.policy import CLASS_NAMES
 from tabpilot.engine.ports import ApprovalDecision, ApprovalRequest, reported_agent
 from tabpilot.ui.icons import app_icon
+from tabpilot.ui.workflow_plan import Plan, plan_for
 
 if TYPE_CHECKING:
     from tabpilot.app import App
@@ -70,6 +72,8 @@ PICTURE_SIZE = QSize(560, 220)
 OUTLINE_COLOUR = QColor("#e8590c")
 OUTLINE_WIDTH = 3
 CASCADE_PX = 32
+CODE_MAX_WIDTH = 900
+"""How wide a script or parameters view opens at most (wider text scrolls, or the window is enlarged)."""
 
 PictureState = Literal["loading", "shown", "off_screen", "not_found", "unavailable", "none"]
 
@@ -84,14 +88,16 @@ VERBS = {
 }
 
 
-def headline(request: ApprovalRequest) -> str:
+def headline(request: ApprovalRequest, name: str = "") -> str:
+    """`name`: the workflow's name, as the person knows it from the Workflows menu."""
     if request.workflow_id:
-        what = f"replay the saved workflow “{request.workflow_id}”"
+        what = f"replay the saved workflow “{name or request.workflow_id}”"
     elif request.params.get("operation") == "extract":
         what = "extract rows, clicking through to the next pages"
     elif len(request.steps) > 1 or (request.tool, request.mode) == ("interact", "scrape"):
         count = len(request.steps)
-        what = f"run a workflow with {count} page-changing step{'s' if count != 1 else ''}"
+        changing = f"{count} page-changing step{'s' if count != 1 else ''}"
+        what = f"run the workflow “{name}” ({changing})" if name else f"run a workflow with {changing}"
     else:
         what = VERBS.get((request.tool, request.mode), f"run {request.tool} {request.mode}")
     return f"An agent that {reported_agent(request.agent)} wants to {what}"
@@ -100,6 +106,85 @@ def headline(request: ApprovalRequest) -> str:
 def pretty(value: Any) -> str:
     """Parameters shown whole, as the agent sent them (secrets are {{secret:NAME}} references already)."""
     return json.dumps(value, indent=2, ensure_ascii=False, default=str)
+
+
+SCRIPT_WARNING = (
+    "A script can do anything this page can: read everything on it (what you typed included), act as you on "
+    "this site, and send what it read anywhere on the internet. Allow only a script you understand."
+)
+
+
+def plan_html(plan: Plan) -> str:
+    """The steps as paragraphs (numbered from 1, nested ones indented), page-changing ones in bold."""
+    out = []
+    for step in plan.steps:
+        text = html.escape(f"{step.number}. {step.text}" if step.number else step.text)
+        if step.changes_page:
+            text = f"<b>{text}</b>"
+        out.append(f'<p style="margin: 0 0 3px {step.depth * 22}px">{text}</p>')
+    return "".join(out)
+
+
+def plan_notes(plan: Plan) -> list[str]:
+    """What else approving means, beyond the steps."""
+    notes = []
+    if plan.saves:
+        notes.append(
+            f"Approving also saves this workflow as “{plan.name or 'workflow'}” (the agent asked to record it); "
+            "it appears in the tray's Workflows menu."
+        )
+    if plan.reads_rows:
+        notes.append("The rows it reads are sent to the agent.")
+    if plan.secrets:
+        refs = ", ".join(f"{{{{secret:{name}}}}}" for name in plan.secrets)
+        notes.append(f"Typed from your keyring (values never shown): {refs}.")
+    if plan.missing:
+        notes.append(f"No value is given for {', '.join(plan.missing)}: the run will stop before it starts.")
+    return notes
+
+
+class CodeView(QPlainTextEdit):
+    """Read-only text in a fixed-width font, real lines, scrolling; it opens `lines` tall (or less, for
+    less text) and grows with the window."""
+
+    def __init__(self, text: str, *, lines: int, wrap: bool = True) -> None:
+        super().__init__(text)
+        self.setReadOnly(True)
+        self.setTabChangesFocus(True)
+        self.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        self.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth if wrap else QPlainTextEdit.LineWrapMode.NoWrap)
+        self.setMinimumWidth(PICTURE_SIZE.width())
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
+        self._lines = max(2, min(text.count("\n") + 1, lines))
+        self._extra = 14 if wrap else 14 + self.horizontalScrollBar().sizeHint().height()
+        # Wide enough for its longest line (code reads badly cut), within reason.
+        longest = max((self.fontMetrics().horizontalAdvance(line) for line in text.splitlines()), default=0)
+        self._width = max(PICTURE_SIZE.width(), min(longest + 40, CODE_MAX_WIDTH))
+
+    def sizeHint(self) -> QSize:
+        return QSize(self._width, self.fontMetrics().lineSpacing() * self._lines + self._extra)
+
+    def minimumSizeHint(self) -> QSize:
+        return QSize(PICTURE_SIZE.width() // 2, self.fontMetrics().lineSpacing() * min(self._lines, 3) + self._extra)
+
+
+class StepsView(QTextEdit):
+    """A workflow's plan (plan_html), opening as tall as its steps (up to 16 lines), growing with the window."""
+
+    def __init__(self, plan: Plan) -> None:
+        super().__init__()
+        self.setReadOnly(True)
+        self.setTabChangesFocus(True)
+        self.setHtml(plan_html(plan))
+        self.setMinimumWidth(PICTURE_SIZE.width())
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
+        self._lines = max(3, min(len(plan.steps) + 1, 16))
+
+    def sizeHint(self) -> QSize:
+        return QSize(PICTURE_SIZE.width(), (self.fontMetrics().lineSpacing() + 3) * self._lines + 12)
+
+    def minimumSizeHint(self) -> QSize:
+        return QSize(PICTURE_SIZE.width() // 2, (self.fontMetrics().lineSpacing() + 3) * 3 + 12)
 
 
 def step_line(number: int, step: Mapping[str, Any]) -> str:
@@ -137,9 +222,18 @@ def workflow_rule_tip(request: ApprovalRequest) -> str:
 class ApprovalDialog(QDialog):
     """One prompt. `decision` is set when the person answers; closing the window any other way denies."""
 
-    def __init__(self, request: ApprovalRequest, *, timeout_s: float, arm_delay_ms: int = ARM_DELAY_MS) -> None:
+    def __init__(
+        self,
+        request: ApprovalRequest,
+        *,
+        timeout_s: float,
+        arm_delay_ms: int = ARM_DELAY_MS,
+        plan: Plan | None = None,
+    ) -> None:
         super().__init__(None)
         self.request = request
+        self.plan = plan
+        """A workflow's steps in words (workflow_plan.py); None for anything else."""
         self.decision: ApprovalDecision | None = None
         self.timeout_s = timeout_s
         self.arm_delay_ms = arm_delay_ms
@@ -151,7 +245,7 @@ class ApprovalDialog(QDialog):
         """time.perf_counter() when the picture (or the reason there is none) was on screen."""
         self._deadline = time.monotonic() + timeout_s
 
-        self.setWindowTitle("Tabpilot — allow this action?")
+        self.setWindowTitle("Tabpilot — Allow this action?")
         self.setWindowIcon(app_icon())
         self.setObjectName("approvalDialog")
         self.setWindowModality(Qt.WindowModality.NonModal)
@@ -161,12 +255,13 @@ class ApprovalDialog(QDialog):
         self.setAttribute(Qt.WidgetAttribute.WA_ShowWithoutActivating, True)
 
         outer = QVBoxLayout(self)
-        # The window is as big as its contents ask (wrapped labels included); long parameters scroll.
-        outer.setSizeConstraint(QLayout.SizeConstraint.SetFixedSize)
+        # It opens as big as its contents ask (up to the screen); long texts scroll, and the person can make
+        # the window bigger to read more of them at once.
+        self.setSizeGripEnabled(True)
         outer.setContentsMargins(16, 14, 16, 14)
         outer.setSpacing(10)
 
-        self.title_label = QLabel(headline(request))
+        self.title_label = QLabel(headline(request, plan.name if plan is not None else ""))
         title_font = QFont(self.title_label.font())
         title_font.setPointSizeF(title_font.pointSizeF() * 1.25)
         title_font.setBold(True)
@@ -193,12 +288,20 @@ class ApprovalDialog(QDialog):
         form.addRow("Agent:", self.agent_label)
         form.addRow("Action:", self.action_label)
         if request.workflow_id:
-            self.workflow_label: QLabel | None = self._value(request.workflow_id)
+            name = plan.name if plan is not None and plan.name != request.workflow_id else ""
+            self.workflow_label: QLabel | None = self._value(
+                f"{name} ({request.workflow_id})" if name else request.workflow_id
+            )
             form.addRow("Workflow:", self.workflow_label)
         else:
             self.workflow_label = None
-        form.addRow("Page:", self.url_label)
-        form.addRow("Site:", self.origin_label)
+        # A workflow that goes to its pages first does not act on the page the tab shows now: showing that
+        # page (often about:blank) beside the site the steps go to would only mislead.
+        if plan is None or plan.starts_on_current_page:
+            form.addRow("Page:" if plan is None else "Starts on:", self.url_label)
+        else:
+            self.url_label.hide()
+        form.addRow("Sites:" if " " in request.origin else "Site:", self.origin_label)
         outer.addLayout(form)
 
         # The picture of the target: a fixed frame, so the window does not jump when it arrives.
@@ -222,23 +325,43 @@ class ApprovalDialog(QDialog):
             self.picture.hide()
             self.picture_caption.hide()
 
-        self.steps_view: QPlainTextEdit | None = None
-        if len(request.steps) > 1 or request.workflow_id or (request.tool, request.mode) == ("interact", "scrape"):
+        self.steps_view: QPlainTextEdit | QTextEdit | None = None
+        self.notes_label: QLabel | None = None
+        if plan is not None:
+            self._add_plan(outer, plan)
+        elif len(request.steps) > 1 or request.workflow_id or (request.tool, request.mode) == ("interact", "scrape"):
             count = len(request.steps)
             steps_title = QLabel(f"<b>Steps that change the page ({count})</b> — all of them, approved together:")
             outer.addWidget(steps_title)
-            self.steps_view = self._text_view(
-                "\n".join(step_line(i, s) for i, s in enumerate(request.steps, 1)), max_height=150, wrap=False
+            self.steps_view = CodeView(
+                "\n".join(step_line(i, s) for i, s in enumerate(request.steps, 1)), lines=8, wrap=False
             )
             self.steps_view.setObjectName("approvalSteps")
-            outer.addWidget(self.steps_view)
+            outer.addWidget(self.steps_view, 2)
 
-        params_title = QLabel("<b>Parameters</b> (complete; secrets appear as {{secret:NAME}}, never their values):")
+        shown = dict(request.params)
+        self.script_view: CodeView | None = None
+        if (request.tool, request.mode) == ("interact", "execute_js") and isinstance(shown.get("script"), str):
+            # The script as code, line by line, not as an escaped JSON string.
+            script_title = QLabel("<b>The script</b> (complete):")
+            outer.addWidget(script_title)
+            self.script_view = CodeView(shown.pop("script"), lines=14, wrap=False)
+            self.script_view.setObjectName("approvalScript")
+            outer.addWidget(self.script_view, 3)
+            self.script_warning = QLabel(SCRIPT_WARNING)
+            self.script_warning.setWordWrap(True)
+            self.script_warning.setStyleSheet("color: #a50e0e;")
+            outer.addWidget(self.script_warning)
+
+        what = "Other parameters" if self.script_view is not None else "Parameters"
+        if plan is not None:
+            what = "The request as the agent sent it"
+        params_title = QLabel(f"<b>{what}</b> (complete; secrets appear as {{{{secret:NAME}}}}, never their values):")
         params_title.setWordWrap(True)
         outer.addWidget(params_title)
-        self.params_view = self._text_view(pretty(dict(request.params)), max_height=170)
+        self.params_view = CodeView(pretty(shown), lines=3 if self.script_view is not None or plan else 10)
         self.params_view.setObjectName("approvalParams")
-        outer.addWidget(self.params_view)
+        outer.addWidget(self.params_view, 1)
 
         self.countdown_label = QLabel()
         self.countdown_label.setStyleSheet("color: #5b6270;")
@@ -310,17 +433,25 @@ class ApprovalDialog(QDialog):
         label.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
         return label
 
-    def _text_view(self, text: str, *, max_height: int, wrap: bool = True) -> QPlainTextEdit:
-        view = QPlainTextEdit(text)
-        view.setMinimumWidth(PICTURE_SIZE.width())
-        view.setReadOnly(True)
-        view.setTabChangesFocus(True)
-        view.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
-        view.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth if wrap else QPlainTextEdit.LineWrapMode.NoWrap)
-        lines = max(2, min(text.count("\n") + 1, 12))
-        extra = 14 if wrap else 14 + view.horizontalScrollBar().sizeHint().height()
-        view.setFixedHeight(min(max_height, view.fontMetrics().lineSpacing() * lines + extra))
-        return view
+    def _add_plan(self, outer: QVBoxLayout, plan: Plan) -> None:
+        """A workflow: every step in words, page-changing ones in bold, and what else approving does."""
+        changing = sum(1 for step in plan.steps if step.changes_page)
+        title = QLabel(
+            f"<b>What it will do</b> — {len([s for s in plan.steps if s.number])} steps, approved together; "
+            f"the {changing} in bold change the page:"
+        )
+        title.setWordWrap(True)
+        outer.addWidget(title)
+        view = StepsView(plan)
+        self.steps_view = view
+        outer.addWidget(view, 3)
+        notes = plan_notes(plan)
+        if notes:
+            self.notes_label = QLabel("\n".join(notes))
+            self.notes_label.setTextFormat(Qt.TextFormat.PlainText)
+            self.notes_label.setWordWrap(True)
+            self.notes_label.setObjectName("approvalNotes")
+            outer.addWidget(self.notes_label)
 
     def _allow_button(self, text: str, tip: str) -> QPushButton:
         button = QPushButton(text)
@@ -478,6 +609,17 @@ class ApprovalDialogs:
         self.open: list[ApprovalDialog] = []
         self.listeners: list[Callable[[ApprovalDialog], None]] = []
         """Called with each new dialog once it is on screen (tests, the benchmark)."""
+        self._watchers: list[Callable[[], None]] = []
+
+    def watch(self, changed: Callable[[], None]) -> Callable[[], None]:
+        """`changed()` whenever a prompt opens or closes (the tray shows that one is waiting); returns the
+        call that stops it."""
+        self._watchers.append(changed)
+        return lambda: self._watchers.remove(changed) if changed in self._watchers else None
+
+    def _changed(self) -> None:
+        for changed in list(self._watchers):
+            changed()
 
     def attach(self, app: App) -> None:
         self.app = app
@@ -488,7 +630,8 @@ class ApprovalDialogs:
         crop: asyncio.Task[dict[str, Any] | None] | None = None
         if request.selector:
             crop = loop.create_task(self._crop(request))
-        dialog = ApprovalDialog(request, timeout_s=self.timeout_s, arm_delay_ms=self.arm_delay_ms)
+        plan = plan_for(request, self._saved(request))
+        dialog = ApprovalDialog(request, timeout_s=self.timeout_s, arm_delay_ms=self.arm_delay_ms, plan=plan)
         answer: asyncio.Future[ApprovalDecision] = loop.create_future()
 
         def finished(_result: int) -> None:
@@ -503,6 +646,7 @@ class ApprovalDialogs:
         picture = loop.create_task(self._fill_picture(dialog, crop)) if crop is not None else None
         for listener in list(self.listeners):
             listener(dialog)
+        self._changed()
         try:
             decision = await asyncio.wait_for(answer, self.timeout_s)
         except TimeoutError:
@@ -521,6 +665,7 @@ class ApprovalDialogs:
                         await task
             self.open.remove(dialog)
             self._dispose(dialog)
+            self._changed()
         log.info(
             "%s %s.%s for the agent that %s%s",
             "allowed" if decision.allow else "denied",
@@ -530,6 +675,13 @@ class ApprovalDialogs:
             f" (and {decision.remember} rule)" if decision.remember else "",
         )
         return decision
+
+    def _saved(self, request: ApprovalRequest) -> dict[str, Any] | None:
+        """The saved workflow a replay runs (its steps are shown whole, not only the ones it asks about)."""
+        if self.app is None or not request.workflow_id or request.params.get("operation") != "replay":
+            return None
+        entry = self.app.workflows.get(request.workflow_id)
+        return entry.workflow.document() if entry is not None and entry.workflow is not None else None
 
     async def _crop(self, request: ApprovalRequest) -> dict[str, Any] | None:
         if self.app is None:
@@ -551,7 +703,9 @@ class ApprovalDialogs:
         if screen is None:
             return
         area = screen.availableGeometry()
-        size = dialog.sizeHint().expandedTo(dialog.minimumSize())
+        # As big as its contents ask, but never bigger than the screen (its texts scroll instead).
+        size = dialog.sizeHint().expandedTo(dialog.minimumSizeHint()).boundedTo(area.size() * 0.92)
+        dialog.resize(size)
         top_left = area.center() - QPoint(size.width() // 2, size.height() // 2)
         step = CASCADE_PX * (len(self.open) % 8)
         top_left += QPoint(step, step)

@@ -8,18 +8,72 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
+from PySide6.QtCore import QEvent, QObject, Qt
+from PySide6.QtGui import QKeyEvent
+from PySide6.QtWidgets import QDialog, QFileDialog, QLineEdit, QMessageBox, QStyle, QWidget
 
 from tabpilot.ui.icons import app_icon
 
 log = logging.getLogger("tabpilot.ui")
 
 _tasks: set[asyncio.Task[Any]] = set()
+
+TITLE_PREFIX = "Tabpilot — "
+STEP_INDEX = re.compile(r"\b([Ss]tep) (\d+(?:\.(?:then|else)\.\d+)*)(?= \()")
+"""`Step 0 (navigate)`, `step 2.then.0 (click)`: how the engine names a workflow step (from 0, as agents count)."""
+
+
+def window_title(what: str) -> str:
+    """Every window's title in one style: `Tabpilot — Secrets`, `Tabpilot — Run Jobs` (given with or without
+    the prefix)."""
+    what = what.removeprefix(TITLE_PREFIX)
+    return TITLE_PREFIX + what[:1].upper() + what[1:]
+
+
+class _EscapeCloses(QObject):
+    """Closes its window on an Escape no widget in it used (line edits and tables let it pass up)."""
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if (
+            event.type() == QEvent.Type.KeyPress
+            and isinstance(event, QKeyEvent)
+            and event.key() == Qt.Key.Key_Escape
+            and event.modifiers() == Qt.KeyboardModifier.NoModifier
+            and isinstance(watched, QWidget)
+        ):
+            watched.close()
+            return True
+        return False
+
+
+def close_on_escape(window: QWidget) -> None:
+    """Escape closes the window, as it closes a dialog (a QDialog does this itself)."""
+    if isinstance(window, QDialog) or window.findChild(_EscapeCloses) is not None:
+        return
+    window.installEventFilter(_EscapeCloses(window))
+
+
+def fit_placeholder(edit: QLineEdit) -> None:
+    """The line edit never narrower than its placeholder: a hint cut off mid-word says nothing."""
+    margins = edit.textMargins()
+    frame = edit.style().pixelMetric(QStyle.PixelMetric.PM_DefaultFrameWidth)
+    room = margins.left() + margins.right() + 2 * frame + 2 * 2 + 4  # Qt's own 2 px each side, and a little air
+    edit.setMinimumWidth(edit.fontMetrics().horizontalAdvance(edit.placeholderText()) + room)
+
+
+def steps_from_one(message: str) -> str:
+    """A message about a workflow step, numbered from 1 as the prompts and windows number steps."""
+
+    def renumber(match: re.Match[str]) -> str:
+        index = ".".join(str(int(part) + 1) if part.isdigit() else part for part in match.group(2).split("."))
+        return f"{match.group(1)} {index}"
+
+    return STEP_INDEX.sub(renumber, message)
 
 
 def spawn(coro: Coroutine[Any, Any, Any]) -> asyncio.Task[Any]:
@@ -44,7 +98,7 @@ def _done(task: asyncio.Task[Any]) -> None:
 def _file_dialog(
     parent: QWidget, title: str, mode: QFileDialog.AcceptMode, start: Path, name_filter: str
 ) -> QFileDialog:
-    dialog = QFileDialog(parent, title, str(start), name_filter)
+    dialog = QFileDialog(parent, window_title(title), str(start), name_filter)
     dialog.setAcceptMode(mode)
     dialog.setFileMode(
         QFileDialog.FileMode.AnyFile if mode == QFileDialog.AcceptMode.AcceptSave else QFileDialog.FileMode.ExistingFile
@@ -117,7 +171,7 @@ def notice(parent: QWidget, title: str, text: str, *, details: str = "", warning
 
 def _message_box(parent: QWidget, title: str, text: str, details: str, icon: QMessageBox.Icon) -> QMessageBox:
     box = QMessageBox(parent)
-    box.setWindowTitle(title)
+    box.setWindowTitle(window_title(title))
     box.setWindowIcon(app_icon())
     box.setIcon(icon)
     box.setText(text)

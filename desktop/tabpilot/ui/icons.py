@@ -8,7 +8,8 @@ from PySide6.QtGui import QIcon
 
 from tabpilot.resources import icons_dir
 
-TrayLook = Literal["disconnected", "connected", "pilot", "busy"]
+TrayLook = Literal["disconnected", "connected", "pilot", "busy", "waiting"]
+"""Each look has its own shape as well as its colour (scripts/make_icons.py draws them)."""
 
 _cache: dict[str, QIcon] = {}
 

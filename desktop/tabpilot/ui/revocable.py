@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from tabpilot.ui.dialogs import close_on_escape, window_title
 from tabpilot.ui.icons import app_icon
 
 if TYPE_CHECKING:
@@ -62,6 +63,8 @@ def centre(window: QWidget) -> None:
 def show_centred(window: QWidget) -> None:
     """Show a new top-level window in the middle of the screen, on top; it deletes itself once closed."""
     window.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)
+    window.setWindowTitle(window_title(window.windowTitle()))
+    close_on_escape(window)
     centre(window)
     window.show()
     window.raise_()
@@ -114,7 +117,7 @@ class RevocableList(QWidget):
     ) -> None:
         super().__init__(None)
         self.setObjectName(name)
-        self.setWindowTitle(title)
+        self.setWindowTitle(window_title(title))
         self.setWindowIcon(app_icon())
         self.resize(*size)
         layout = QVBoxLayout(self)

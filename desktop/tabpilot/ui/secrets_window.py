@@ -26,8 +26,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from tabpilot.ui.dialogs import confirm, spawn
+from tabpilot.ui.dialogs import confirm, fit_placeholder, spawn, window_title
 from tabpilot.ui.icons import app_icon
+from tabpilot.vault.keyring_store import flush_writes
 from tabpilot.vault.secrets import NAME, SecretError
 
 if TYPE_CHECKING:
@@ -82,7 +83,8 @@ class SecretsWindow(QWidget):
         self.name_edit.setMaxLength(64)
         self.value_edit = QLineEdit()
         self.value_edit.setEchoMode(QLineEdit.EchoMode.Password)
-        self.value_edit.setPlaceholderText("the value (hidden; not shown again after saving)")
+        self.value_edit.setPlaceholderText("hidden; never shown again once saved")
+        fit_placeholder(self.value_edit)
         self.save_button = QPushButton("Save")
         self.save_button.setDefault(True)
         self.save_button.clicked.connect(self.save)
@@ -167,7 +169,12 @@ class SecretsWindow(QWidget):
 
     # -- changes (keyring calls run off the GUI thread) ----------------------------------------------
 
-    async def _run(self, change: Callable[[], None], done: str) -> bool:
+    async def _run(
+        self, change: Callable[[], None], done: str, *, added: tuple[str, ...] = (), removed: tuple[str, ...] = ()
+    ) -> bool:
+        """Make `change` off the GUI thread, then show the list as it is now: `added` and `removed` are the
+        names the change stores and takes away, shown so even when the keyring still answers with the
+        list from before it."""
         self._busy = True
         self._check()
         ok = True
@@ -184,10 +191,18 @@ class SecretsWindow(QWidget):
             ok = False
         finally:
             self._busy = False
-        stored = await asyncio.to_thread(self.app.secrets.names)
+        stored = await asyncio.to_thread(self._names_after_writes)
+        if ok:
+            stored = sorted((set(stored) | set(added)) - set(removed))
         self._fill(stored, self.app.secret_usage())
         self._check()
         return ok
+
+    def _names_after_writes(self) -> list[str]:
+        """The stored names once the keyring writes under way have landed: the list of names is written in
+        the background (vault/keyring_store.py), and read before that it is the list from before."""
+        flush_writes()
+        return self.app.secrets.names()
 
     def save(self) -> None:
         name, value = self.name_edit.text().strip(), self.value_edit.text()
@@ -196,14 +211,14 @@ class SecretsWindow(QWidget):
         verb = "changed" if name in self._stored else "saved"
 
         self.value_edit.clear()  # never shown again: it lives on only in this closure until the keyring has it
-        spawn(self._run(lambda: self.app.secrets.set(name, value), f"{name} {verb}."))
+        spawn(self._run(lambda: self.app.secrets.set(name, value), f"{name} {verb}.", added=(name,)))
 
     def ask_rename(self) -> None:
         old = self.selected_name()
         if old is None:
             return
         dialog = QInputDialog(self)
-        dialog.setWindowTitle("Rename secret")
+        dialog.setWindowTitle(window_title("Rename secret"))
         dialog.setLabelText(f"New name for {old} (workflows that use {{{{secret:{old}}}}} must be edited):")
         dialog.setTextValue(old)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)
@@ -217,7 +232,8 @@ class SecretsWindow(QWidget):
         if not NAME.match(new):
             self.status.setText(f"{new!r} is not a valid name: letters, digits, '_', '.', '-' (at most 64).")
             return
-        spawn(self._run(lambda: self.app.secrets.rename(old, new), f"{old} renamed to {new}."))
+        renamed = f"{old} renamed to {new}."
+        spawn(self._run(lambda: self.app.secrets.rename(old, new), renamed, added=(new,), removed=(old,)))
 
     def ask_delete(self) -> None:
         name = self.selected_name()
@@ -236,4 +252,4 @@ class SecretsWindow(QWidget):
         )
 
     def delete(self, name: str) -> None:
-        spawn(self._run(lambda: self.app.secrets.delete(name), f"{name} deleted."))
+        spawn(self._run(lambda: self.app.secrets.delete(name), f"{name} deleted.", removed=(name,)))

@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (
     QCheckBox,
     QDialog,
     QDialogButtonBox,
+    QDoubleSpinBox,
     QFormLayout,
     QGroupBox,
     QHBoxLayout,
@@ -29,7 +30,7 @@ from PySide6.QtWidgets import (
 
 from tabpilot import autostart
 from tabpilot.storage.settings import Settings
-from tabpilot.ui.dialogs import ask_open_path, confirm
+from tabpilot.ui.dialogs import ask_open_path, confirm, fit_placeholder
 from tabpilot.ui.icons import app_icon
 
 if TYPE_CHECKING:
@@ -40,12 +41,58 @@ log = logging.getLogger("tabpilot.ui")
 APPROVAL_WAIT_MS = (1_000, 60_000)
 """The range of "Agents wait for approval": past 60 s MCP clients typically give up on the call (and the
 prompt itself denies at 120 s). The app clamps a saved value the same way."""
+STEP_DELAY_MS = (0, 600_000)
+"""The range of "Delay between steps"."""
 
 RESTART_NAMES = {
     "port": "the port",
     "browser_executable": "the browser executable",
     "managed_headless": "the headless choice",
 }
+
+
+class SecondsBox(QDoubleSpinBox):
+    """A time shown in seconds (`0.5 s`, `20 s`), kept in milliseconds as the settings store it. A value the
+    person did not touch is given back exactly as it was stored (no rounding to what is shown)."""
+
+    def __init__(self, range_ms: tuple[int, int], *, step_s: float) -> None:
+        super().__init__()
+        self.setDecimals(2)
+        self.setRange(range_ms[0] / 1000, range_ms[1] / 1000)
+        self.setSingleStep(step_s)
+        self.setSuffix(" s")
+        self._stored: tuple[int, float] | None = None
+
+    def textFromValue(self, value: float) -> str:
+        text = self.locale().toString(value, "f", self.decimals())
+        point = self.locale().decimalPoint()
+        return text.rstrip("0").rstrip(point) if point in text else text
+
+    def set_ms(self, ms: int) -> None:
+        self.setValue(ms / 1000)
+        self._stored = (ms, self.value())
+
+    def ms(self) -> int:
+        if self._stored is not None and self._stored[1] == self.value():
+            return self._stored[0]
+        return round(self.value() * 1000)
+
+
+def align_labels(*forms: QFormLayout) -> None:
+    """The forms of several boxes, one above the other, with their fields starting at the same x."""
+    labels: list[QLabel] = []
+    for form in forms:
+        # Text fields take the width; numbers and buttons keep theirs (a port in a field as wide as a path
+        # reads badly).
+        form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.ExpandingFieldsGrow)
+        for row in range(form.rowCount()):
+            item = form.itemAt(row, QFormLayout.ItemRole.LabelRole)
+            label = item.widget() if item is not None else None
+            if isinstance(label, QLabel):
+                labels.append(label)
+    width = max((label.sizeHint().width() for label in labels), default=0)
+    for label in labels:
+        label.setMinimumWidth(width)
 
 
 class SettingsDialog(QDialog):
@@ -73,7 +120,9 @@ class SettingsDialog(QDialog):
         browser = QGroupBox("Managed browser")
         browser_form = QFormLayout(browser)
         self.browser_edit = QLineEdit()
-        self.browser_edit.setPlaceholderText("found automatically (a system Chrome or Chromium)")
+        self.browser_edit.setPlaceholderText("found automatically")
+        self.browser_edit.setToolTip("Left empty, a Chrome or Chromium installed on this computer is used.")
+        fit_placeholder(self.browser_edit)
         self.browse_button = QPushButton("Browse…")
         self.browse_button.clicked.connect(self.ask_browser)
         row = QHBoxLayout()
@@ -88,16 +137,10 @@ class SettingsDialog(QDialog):
 
         work = QGroupBox("Workflows and safety")
         work_form = QFormLayout(work)
-        self.step_delay = QSpinBox()
-        self.step_delay.setRange(0, 600_000)
-        self.step_delay.setSingleStep(100)
-        self.step_delay.setSuffix(" ms")
+        self.step_delay = SecondsBox(STEP_DELAY_MS, step_s=0.1)
         self.step_delay.setToolTip("The pause between a workflow's steps, unless a request says otherwise.")
         work_form.addRow("Delay between steps:", self.step_delay)
-        self.approval_wait = QSpinBox()
-        self.approval_wait.setRange(*APPROVAL_WAIT_MS)
-        self.approval_wait.setSingleStep(1_000)
-        self.approval_wait.setSuffix(" ms")
+        self.approval_wait = SecondsBox(APPROVAL_WAIT_MS, step_s=1.0)
         self.approval_wait.setToolTip(
             "How long (1 to 60 s) an agent waits on your approval before it hears `awaiting_approval` "
             "(the prompt stays)."
@@ -109,6 +152,7 @@ class SettingsDialog(QDialog):
         self.redact.setFixedHeight(self.fontMetrics().height() * 6)
         work_form.addRow("Never read (redact):", self.redact)
         layout.addWidget(work)
+        align_labels(bridge_form, browser_form, work_form)
 
         self.autostart = QCheckBox("Start Tabpilot when I log in")
         layout.addWidget(self.autostart)
@@ -139,8 +183,8 @@ class SettingsDialog(QDialog):
         self.browser_edit.setText(settings.browser_executable)
         self.headless.setChecked(settings.managed_headless)
         self.open_at_start.setChecked(settings.open_managed_at_start)
-        self.step_delay.setValue(settings.step_delay_ms)
-        self.approval_wait.setValue(settings.approval_wait_ms)
+        self.step_delay.set_ms(settings.step_delay_ms)
+        self.approval_wait.set_ms(settings.approval_wait_ms)
         self.redact.setPlainText("\n".join(settings.redact_selectors))
         self.autostart.setChecked(autostart.enabled())
         self.status.clear()
@@ -155,8 +199,8 @@ class SettingsDialog(QDialog):
             browser_executable=self.browser_edit.text().strip(),
             managed_headless=self.headless.isChecked(),
             open_managed_at_start=self.open_at_start.isChecked(),
-            step_delay_ms=self.step_delay.value(),
-            approval_wait_ms=self.approval_wait.value(),
+            step_delay_ms=self.step_delay.ms(),
+            approval_wait_ms=self.approval_wait.ms(),
             redact_selectors=selectors,
         )
 

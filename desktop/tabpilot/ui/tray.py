@@ -26,7 +26,9 @@ from PySide6.QtWidgets import QMenu, QSystemTrayIcon, QWidget
 
 from tabpilot.engine.errors import TabpilotError
 from tabpilot.engine.events import ActivityEvent
+from tabpilot.ui.approval_dialog import ApprovalDialogs
 from tabpilot.ui.capture_menu import CaptureMenu
+from tabpilot.ui.dialogs import close_on_escape, steps_from_one
 from tabpilot.ui.icons import TrayLook, app_icon, tray_icon
 from tabpilot.ui.pairing import show_paired_browsers, show_pairing_code
 from tabpilot.ui.rules_window import show_rules_window
@@ -144,6 +146,10 @@ class TrayController(QObject):
             app.engine.pilot.subscribe(lambda _pilot: self.refresh()),
             app.engine.activity.subscribe(self._activity),
         ]
+        self.prompts = app.human_approvals if isinstance(app.human_approvals, ApprovalDialogs) else None
+        """The approval prompts (the tray app's), whose waiting for the person the icon shows."""
+        if self.prompts is not None:
+            self._unsubscribe.append(self.prompts.watch(self.refresh))
         self.refresh()
         self.tray.show()
 
@@ -183,6 +189,7 @@ class TrayController(QObject):
         window = self.windows.get(key)
         if window is None or not shiboken6.isValid(window):
             window = make()
+            close_on_escape(window)
             self.windows[key] = window
         window.show()
         window.raise_()
@@ -254,7 +261,7 @@ class TrayController(QObject):
             self.notify(f"Workflow {name} finished: {count} row{'' if count == 1 else 's'}")
         else:
             reason = job.error.message if job is not None and job.error is not None else event.error or "error"
-            self.notify(f"Workflow {name} failed: {reason}", True)
+            self.notify(f"Workflow {name} failed: {steps_from_one(reason)}", True)
         self.last_run = (workflow_id, event.correlation_id) if workflow_id else None
 
     def _message_clicked(self) -> None:
@@ -271,7 +278,13 @@ class TrayController(QObject):
         if event.phase != "progress":
             self.refresh()
 
+    def waiting_for_you(self) -> int:
+        """How many approval prompts wait for the person's answer."""
+        return len(self.prompts.open) if self.prompts is not None else 0
+
     def compute_look(self) -> TrayLook:
+        if self.waiting_for_you():
+            return "waiting"  # before anything else: the one look that asks the person to act
         if not self.app.link.connected:
             return "disconnected"
         if self.app.engine.activity.running > 0 or self._busy_until_idle.isActive():
@@ -302,7 +315,11 @@ class TrayController(QObject):
         if look != self.look or self.tray.icon().isNull():
             self.look = look
             self.tray.setIcon(tray_icon(look))
-        self.tray.setToolTip(f"Tabpilot — {link.removeprefix('Browser: ')}; AI Web Pilot {'ON' if pilot else 'off'}")
+        waiting = self.waiting_for_you()
+        asking = f"; {waiting} prompt{'s wait' if waiting > 1 else ' waits'} for your answer" if waiting else ""
+        self.tray.setToolTip(
+            f"Tabpilot — {link.removeprefix('Browser: ')}; AI Web Pilot {'ON' if pilot else 'off'}{asking}"
+        )
 
 
 def _set_checked(action: QAction, on: bool) -> None:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import shiboken6
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, Qt, QTimer, QUrl, Signal
-from PySide6.QtGui import QAction, QCloseEvent, QDesktopServices, QGuiApplication
+from PySide6.QtGui import QAction, QCloseEvent, QDesktopServices, QGuiApplication, QShowEvent
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QMenu,
+    QMessageBox,
     QPushButton,
     QTableView,
     QVBoxLayout,
@@ -35,7 +36,16 @@ from tabpilot.engine.errors import TabpilotError
 from tabpilot.engine.ports import WorkflowEntry
 from tabpilot.engine.workflows import Workflow, parse_workflow, placeholders, refuse_literal_secrets
 from tabpilot.storage.workflow_store import MAX_FILE_BYTES
-from tabpilot.ui.dialogs import ask_open_path, ask_save_path, confirm, notice, spawn
+from tabpilot.ui.dialogs import (
+    ask_open_path,
+    ask_save_path,
+    close_on_escape,
+    confirm,
+    notice,
+    spawn,
+    steps_from_one,
+    window_title,
+)
 from tabpilot.ui.icons import app_icon
 
 if TYPE_CHECKING:
@@ -44,6 +54,8 @@ if TYPE_CHECKING:
 log = logging.getLogger("tabpilot.ui")
 
 RECENT_RUNS = 15
+ERROR_SHOWN = 90
+"""Characters of an invalid file's error in its menu item (a click shows it whole)."""
 CELL_SHOWN = 300
 """Characters of one cell shown in the table (the tooltip, the JSON and the CSV have it whole)."""
 REBUILD_DELAY_MS = 30
@@ -141,10 +153,7 @@ class WorkflowsMenu(QObject):
             self.menu.addAction(empty)
         for entry in entries:
             if entry.workflow is None:
-                broken = QAction(f"{entry.workflow_id} (invalid)", self.menu)
-                broken.setEnabled(False)
-                broken.setToolTip(entry.error or "not a valid workflow")
-                self.menu.addAction(broken)
+                self.menu.addMenu(self._broken_menu(entry))
             else:
                 self.menu.addMenu(self._workflow_menu(entry, entry.workflow))
         self.menu.addSeparator()
@@ -173,6 +182,35 @@ class WorkflowsMenu(QObject):
         submenu.addSeparator()
         submenu.addAction("Delete…").triggered.connect(partial(self.ask_delete, wid))
         return submenu
+
+    def _broken_menu(self, entry: WorkflowEntry) -> QMenu:
+        """A file that is not a valid workflow: its error where a person sees it (a greyed item shows no
+        tooltip), the whole of it on a click, and the file to fix or delete."""
+        error = " ".join((entry.error or "not a valid workflow").split())
+        submenu = QMenu(f"{entry.workflow_id} (invalid)", self.menu)
+        submenu.setToolTipsVisible(True)
+        self._submenus.append(submenu)
+        submenu.menuAction().setToolTip(error)
+        why = submenu.addAction(_elide(f"Why: {error}", ERROR_SHOWN))
+        why.setToolTip("Show the whole error")
+        why.triggered.connect(partial(self.show_error, entry.workflow_id, Path(entry.file).name, error))
+        submenu.addSeparator()
+        submenu.addAction("Reveal in folder").triggered.connect(partial(self.reveal, Path(entry.file).parent))
+        submenu.addAction("Delete…").triggered.connect(partial(self.ask_delete, entry.workflow_id))
+        return submenu
+
+    def show_error(self, workflow_id: str, file: str, error: str) -> QMessageBox:
+        return notice(
+            self.host,
+            window_title("Invalid workflow"),
+            f"{file} is not a valid workflow, so it cannot run.",
+            details=f"{error}\n\nFix the file (Reveal in folder) or delete it.",
+            warning=True,
+        )
+
+    def broken_menu(self, workflow_id: str) -> QMenu | None:
+        """The submenu of the invalid file `workflow_id`, as a user finds it."""
+        return self.workflow_menu(f"{workflow_id} (invalid)")
 
     def workflow_menu(self, name: str) -> QMenu | None:
         """The submenu of the workflow named `name`, as a user finds it."""
@@ -233,7 +271,7 @@ class WorkflowsMenu(QObject):
             except TabpilotError as exc:
                 # One that ran is reported by the tray from the activity stream; this one never started.
                 if "correlation_id" not in exc.details:
-                    self.notify(f"Workflow {workflow.name} failed: {exc.message}", True)
+                    self.notify(f"Workflow {workflow.name} failed: {steps_from_one(exc.message)}", True)
 
         spawn(go())
 
@@ -371,7 +409,7 @@ class ParamsDialog(QDialog):
     def __init__(self, parent: QWidget, workflow: Workflow) -> None:
         super().__init__(parent)
         self.workflow = workflow
-        self.setWindowTitle(f"Run {workflow.name}")
+        self.setWindowTitle(window_title(f"Run {workflow.name}"))
         self.setWindowIcon(app_icon())
         self.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)
         self.setMinimumWidth(380)
@@ -397,6 +435,13 @@ class ParamsDialog(QDialog):
             layout.addWidget(note)
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel)
         self.run_button = self.buttons.addButton("Run", QDialogButtonBox.ButtonRole.AcceptRole)
+        # Enter runs (Escape cancels). Qt moves the default to an enabled button when the dialog shows, which
+        # was Cancel while a required field was empty: Cancel is never a default, and Run takes it back in
+        # _check whenever it is enabled. While Run is disabled, Enter does nothing.
+        cancel = self.buttons.button(QDialogButtonBox.StandardButton.Cancel)
+        cancel.setAutoDefault(False)
+        cancel.setDefault(False)
+        self.run_button.setAutoDefault(True)
         self.run_button.setDefault(True)
         self.buttons.accepted.connect(self.accept)
         self.buttons.rejected.connect(self.reject)
@@ -404,10 +449,21 @@ class ParamsDialog(QDialog):
         self._check()
 
     def _check(self) -> None:
-        self.run_button.setEnabled(all(self.fields[name].text().strip() for name in self.required))
+        ready = all(self.fields[name].text().strip() for name in self.required)
+        self.run_button.setEnabled(ready)
+        if ready:
+            self.run_button.setDefault(True)
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        self._check()
 
     def values(self) -> dict[str, str]:
         return {name: edit.text() for name, edit in self.fields.items()}
+
+
+def _elide(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _html(text: str) -> str:
@@ -488,8 +544,9 @@ class RunViewer(QWidget):
         self.workflow_id = workflow_id
         self.run = run
         rows = [r for r in run.get("data") or [] if isinstance(r, dict)]
-        self.setWindowTitle(f"{name} — run of {when(run.get('finished_at'))}")
+        self.setWindowTitle(window_title(f"{name}, run of {when(run.get('finished_at'))}"))
         self.setWindowIcon(app_icon())
+        close_on_escape(self)
         self.resize(820, 480)
         layout = QVBoxLayout(self)
         self.status_label = QLabel(self._status_text(rows))
@@ -525,7 +582,8 @@ class RunViewer(QWidget):
         if run.get("status") == "complete":
             return f"Complete — {len(rows)} rows, {steps}, {finished}."
         kept = f" ({len(rows)} rows kept)" if rows else ""
-        return f"Failed: {run.get('error')} — {run.get('message') or ''}{kept}. {steps}, {finished}."
+        message = steps_from_one(str(run.get("message") or "")).rstrip(".")
+        return f"Failed: {run.get('error')} — {message}{kept}. {steps.capitalize()}, {finished}."
 
     def closeEvent(self, event: QCloseEvent) -> None:
         super().closeEvent(event)
