@@ -103,7 +103,10 @@ async def test_a_new_workflow_shows_every_step_the_values_it_types_and_that_appr
             "steps": steps,
         }
         dialog, call = await ask(app, dialogs, args)
-        assert dialog.title_label.text() == "agent wants to run the workflow “Orders” (3 page-changing steps)"
+        assert (
+            dialog.title_label.text()
+            == 'An agent that says it is "agent" wants to run the workflow “Orders” (4 page-changing steps)'
+        )
         assert dialog.steps_view is not None
         assert dialog.steps_view.toPlainText().splitlines() == [
             "1. Go to https://jobs.test/login?user=alice",
@@ -141,7 +144,10 @@ async def test_a_replay_shows_the_saved_workflow_by_name_with_its_values(
     await until(saved, what="the saved workflow")
     args = {"action": "scrape", "operation": "replay", "workflow_id": "wf-jobs", "params": {"city": "Lyon"}}
     dialog, call = await ask(app, dialogs, args)
-    assert dialog.title_label.text() == "agent wants to replay the saved workflow “Jobs in Lyon”"
+    assert (
+        dialog.title_label.text()
+        == 'An agent that says it is "agent" wants to replay the saved workflow “Jobs in Lyon”'
+    )
     assert dialog.workflow_label is not None and dialog.workflow_label.text() == "Jobs in Lyon (wf-jobs)"
     assert dialog.steps_view is not None
     assert dialog.steps_view.toPlainText().splitlines() == [
@@ -160,7 +166,10 @@ async def test_a_workflow_that_starts_on_the_page_the_tab_shows_says_so(
     app, dialogs = await prompted(make_app, connect_extension)
     steps = [{"type": "click", "selector": "#accept"}, {"type": "fill", "selector": "#q", "value": "rust"}]
     dialog, call = await ask(app, dialogs, {"action": "scrape", "operation": "workflow", "steps": steps})
-    assert dialog.title_label.text() == "agent wants to run a workflow with 2 page-changing steps"
+    assert (
+        dialog.title_label.text()
+        == 'An agent that says it is "agent" wants to run a workflow with 2 page-changing steps'
+    )
     assert dialog.url_label.isVisible() and dialog.url_label.text() == "https://jobs.test/"
     assert "Starts on:" in texts(dialog)
     await deny(dialog, call)

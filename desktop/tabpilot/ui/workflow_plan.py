@@ -16,6 +16,7 @@ from typing import Any
 
 from tabpilot.engine.errors import TabpilotError
 from tabpilot.engine.ports import ApprovalRequest
+from tabpilot.engine.scrape import next_page_click
 from tabpilot.engine.workflows import MUTATING_STEPS, PLACEHOLDER, apply_overrides, check_params
 
 IGNORED_FIELDS = frozenset({"type", "description", "timeout_ms"})
@@ -78,6 +79,8 @@ def plan_for(request: ApprovalRequest, saved: Mapping[str, Any] | None = None) -
     builder = _Builder(values)
     builder.add(steps, prefix="", depth=0)
     listed = [dict(s) for s in builder.walked]
+    # An extract step's line already says it clicks through to the next pages: its pagination click is listed.
+    listed += [next_page_click(s["paginate"]) for s in listed if s.get("type") == "extract" and _paginates(s)]
     # Steps the request holds that the workflow's list does not (the engine may add some, e.g. the clicks that
     # turn pages): approved too, so shown too.
     extras = [s for s in request.steps if dict(s) not in listed]
@@ -103,6 +106,11 @@ def _from_request_steps(request: ApprovalRequest, *, name: str) -> Plan:
         builder.extra(step, number=str(index))
     # (its {{param}} values are not known here: none is said to be missing)
     return Plan(name=name, steps=builder.out, secrets=sorted(builder.secrets))
+
+
+def _paginates(step: Mapping[str, Any]) -> bool:
+    paginate = step.get("paginate")
+    return isinstance(paginate, Mapping) and isinstance(paginate.get("next_selector"), str)
 
 
 def _strings(value: Any) -> dict[str, str]:
