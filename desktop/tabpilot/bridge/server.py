@@ -7,6 +7,7 @@ import errno
 import hmac
 import logging
 import secrets
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Protocol, cast
@@ -20,6 +21,13 @@ from tabpilot.bridge.protocol import PROTOCOL_VERSION, Hello, ProtocolError, Ref
 log = logging.getLogger("tabpilot.bridge")
 
 HELLO_TIMEOUT_S = 5.0
+AUTH_DEADLINE_S = 10.0
+"""A socket that has not proved itself by then is closed, however much it sends meanwhile (a ping
+restarts aiohttp's receive timeout, so that timeout alone never ends a socket that keeps pinging)."""
+MAX_UNAUTHENTICATED = 16
+"""Sockets still in their handshake at once; more are refused before they cost a file descriptor for long."""
+LOG_BURST = 5
+LOG_WINDOW_S = 60.0
 HEARTBEAT_S = 4.0
 MAX_FRAME = 64 * 1024 * 1024
 MCP_READY_TIMEOUT_S = 15.0
@@ -65,6 +73,7 @@ class BridgeServer:
         self._mcp_ready = asyncio.Event()
         self._runner: web.AppRunner | None = None
         self._sockets: set[web.WebSocketResponse] = set()
+        self._unauthenticated = 0
         self.app = web.Application(client_max_size=8 * 1024 * 1024, middlewares=[self._guard])
         self.app.router.add_get("/ws", self._ws)
         self.app.router.add_get("/api/v1/status", self._status)
@@ -115,7 +124,9 @@ class BridgeServer:
             return _refuse(403, "Host not allowed")
         if request.path == "/ws":
             if not auth.extension_origin_ok(request.headers.get("Origin"), self._origin):
-                log.warning("refused a WebSocket upgrade from origin %r", request.headers.get("Origin"))
+                _throttled.warning(
+                    "origin", "refused a WebSocket upgrade from origin %r", request.headers.get("Origin", "")[:100]
+                )
                 return _refuse(403, "Origin not allowed")
             return await handler(request)
         if auth.web_origin(request.headers.get("Origin")):
@@ -181,11 +192,22 @@ class BridgeServer:
     # -- the extension's socket --------------------------------------------------------------------
 
     async def _ws(self, request: web.Request) -> web.StreamResponse:
+        if self._unauthenticated >= MAX_UNAUTHENTICATED:
+            _throttled.warning(
+                "crowd", "refused a WebSocket upgrade: %d sockets are still unauthenticated", self._unauthenticated
+            )
+            refused = _refuse(503, "Too many connections are still authenticating; try again shortly.")
+            refused.force_close()
+            return refused
         ws = web.WebSocketResponse(heartbeat=HEARTBEAT_S, max_msg_size=MAX_FRAME, compress=False)
-        await ws.prepare(request)
-        self._sockets.add(ws)
         try:
-            hello = await self._handshake(ws)
+            self._unauthenticated += 1
+            try:
+                await ws.prepare(request)
+                self._sockets.add(ws)
+                hello = await self._handshake_in_time(ws)
+            finally:
+                self._unauthenticated -= 1
             if hello is not None:
                 await self._serve(ws, hello)
         finally:
@@ -195,8 +217,19 @@ class BridgeServer:
                 await ws.close()
         return ws
 
-    async def _handshake(self, ws: web.WebSocketResponse) -> Hello | None:
-        msg = await self._receive(ws, "hello")
+    async def _handshake_in_time(self, ws: web.WebSocketResponse) -> Hello | None:
+        deadline = asyncio.get_running_loop().time() + AUTH_DEADLINE_S
+        try:
+            # The handshake's receives end at the deadline; this backstop also ends a send that hangs
+            # because the other side reads nothing.
+            async with asyncio.timeout_at(deadline + 1.0):
+                return await self._handshake(ws, deadline)
+        except TimeoutError:
+            await _send_refused(ws, "auth_deadline", f"No proof within {AUTH_DEADLINE_S:g} s.")
+            return None
+
+    async def _handshake(self, ws: web.WebSocketResponse, deadline: float) -> Hello | None:
+        msg = await self._receive(ws, "hello", deadline)
         if msg is None:
             return None
         hello = cast(Hello, msg)
@@ -218,7 +251,7 @@ class BridgeServer:
         by_code = hello["auth"] == "pairing"
         proofs = [] if by_code else [pairing.app_proof(key, hello["client_nonce"], server_nonce) for key, _ in keys]
         await ws.send_json({"type": "challenge", "server_nonce": server_nonce, "app_proofs": proofs})
-        answer = await self._receive(ws, "auth")
+        answer = await self._receive(ws, "auth", deadline)
         if answer is None:
             if by_code:
                 self.hooks.auth.failed(hello)  # walking away counts as a wrong guess
@@ -257,11 +290,12 @@ class BridgeServer:
         )
         return hello
 
-    async def _receive(self, ws: web.WebSocketResponse, expected: str) -> dict[str, Any] | None:
+    async def _receive(self, ws: web.WebSocketResponse, expected: str, deadline: float) -> dict[str, Any] | None:
         try:
-            frame = await ws.receive(timeout=HELLO_TIMEOUT_S)
+            async with asyncio.timeout_at(deadline):
+                frame = await ws.receive(timeout=HELLO_TIMEOUT_S)
         except TimeoutError:
-            await _send_refused(ws, f"no_{expected}", f"No {expected} within {HELLO_TIMEOUT_S:g} s.")
+            await _send_refused(ws, f"no_{expected}", f"No {expected} in time.")
             return None
         if frame.type != WSMsgType.TEXT:
             return None
@@ -285,7 +319,7 @@ class BridgeServer:
             try:
                 msg = parse_incoming(frame.data)
             except ProtocolError as exc:
-                log.warning("dropped a bad frame from the extension: %s", exc)
+                _throttled.warning("bad_frame", "dropped a bad frame from the extension: %s", exc)
                 continue
             kind = msg["type"]
             if kind == "result":
@@ -312,6 +346,41 @@ def _refuse(status: int, message: str) -> web.Response:
 
 
 async def _send_refused(ws: web.WebSocketResponse, code: str, reason: str) -> None:
-    log.warning("refused an extension connection: %s (%s)", reason, code)
-    await ws.send_json({"type": "refused", "code": code, "reason": reason})
+    _throttled.warning(f"refused:{code}", "refused an extension connection: %s (%s)", reason, code)
+    if ws.closed:
+        return
+    try:
+        await ws.send_json({"type": "refused", "code": code, "reason": reason})
+    except ConnectionError:
+        return  # the other side is gone already
     await ws.close(code=4000 + (3 if code == "protocol_mismatch" else 1), message=code.encode())
+
+
+class LogThrottle:
+    """At most `burst` lines per `window_s` for one kind of event; then one line saying how many were left
+    out. Anyone can open sockets to the bridge: one line per socket would let them fill the log (and
+    rotate away what matters) in seconds."""
+
+    def __init__(self, logger: logging.Logger, burst: int = LOG_BURST, window_s: float = LOG_WINDOW_S) -> None:
+        self._log = logger
+        self._burst = burst
+        self._window_s = window_s
+        self._kinds: dict[str, list[float]] = {}  # kind -> [window start, lines written, lines left out]
+
+    def warning(self, kind: str, message: str, *args: object) -> None:
+        now = time.monotonic()
+        entry = self._kinds.setdefault(kind, [now, 0, 0])
+        if now - entry[0] >= self._window_s:
+            if entry[2]:
+                self._log.warning("%d more like '%s' were not logged in %.0f s", entry[2], message, now - entry[0])
+            entry[:] = [now, 0, 0]
+        if entry[1] < self._burst:
+            entry[1] += 1
+            self._log.warning(message, *args)
+        else:
+            entry[2] += 1
+            if entry[2] == 1:
+                self._log.warning("'%s' happens often; the next ones this minute are counted, not logged", message)
+
+
+_throttled = LogThrottle(log)
