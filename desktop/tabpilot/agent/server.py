@@ -18,6 +18,7 @@ from mcp_types import CLIENT_INFO_META_KEY
 from tabpilot import __version__
 from tabpilot.agent import results
 from tabpilot.agent.asgi import AsgiMount
+from tabpilot.agent.screen import screen
 from tabpilot.agent.socket_transport import FrameLines, FrameWriter
 from tabpilot.agent.tools import build_tools
 from tabpilot.engine.core import Engine
@@ -146,7 +147,17 @@ class McpEndpoint:
     async def handle(self, request: web.Request) -> web.StreamResponse:
         if self.closing:
             return web.json_response({"error": "unavailable", "message": "Tabpilot is stopping."}, status=503)
-        return await self._mount(request)
+        if request.method != "POST":
+            return await self._mount(request)
+        # Looked at before the SDK parses it: what it would refuse without a useful answer (too deep,
+        # NaN) is answered here, a tool call with a tool error like any other bad argument.
+        body = await request.read()  # at most the bridge's client_max_size
+        verdict = screen(body.decode("utf-8", errors="replace"))
+        if verdict.passes:
+            return await self._mount(request, body)
+        if verdict.reply is None:
+            return web.Response(status=202)
+        return web.json_response(verdict.reply, status=200 if "result" in verdict.reply else 400)
 
     async def handle_socket(self, request: web.Request) -> web.StreamResponse:
         """MCP over a WebSocket (what `tabpilot mcp` relays stdio to): a session of the same server."""

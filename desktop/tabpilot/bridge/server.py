@@ -17,6 +17,7 @@ from aiohttp import WSMsgType, web
 from tabpilot.bridge import auth, pairing
 from tabpilot.bridge.link import ExtensionLink
 from tabpilot.bridge.protocol import PROTOCOL_VERSION, Hello, ProtocolError, Refused, parse_incoming
+from tabpilot.engine import limits
 
 log = logging.getLogger("tabpilot.bridge")
 
@@ -74,7 +75,7 @@ class BridgeServer:
         self._runner: web.AppRunner | None = None
         self._sockets: set[web.WebSocketResponse] = set()
         self._unauthenticated = 0
-        self.app = web.Application(client_max_size=8 * 1024 * 1024, middlewares=[self._guard])
+        self.app = web.Application(client_max_size=limits.MAX_MESSAGE_BYTES, middlewares=[self._guard])
         self.app.router.add_get("/ws", self._ws)
         self.app.router.add_get("/api/v1/status", self._status)
         self.app.router.add_post("/api/v1/call", self._call)
@@ -146,9 +147,22 @@ class BridgeServer:
 
     async def _call(self, request: web.Request) -> web.StreamResponse:
         try:
-            body = await request.json()
-        except ValueError:
-            return web.json_response({"error": "invalid_params", "message": "Body must be JSON."}, status=400)
+            text = (await request.read()).decode("utf-8")
+            # Measured before parsing: a body nested thousands deep would fail in the parser.
+            if limits.text_depth(text) > limits.MAX_WIRE_DEPTH:
+                return web.json_response(
+                    {
+                        "error": "invalid_params",
+                        "message": f"The body nests deeper than {limits.MAX_WIRE_DEPTH} levels.",
+                    },
+                    status=400,
+                )
+            body = limits.loads(text)
+        except ValueError as exc:  # not UTF-8, not JSON, or NaN/Infinity
+            reason = str(exc)[:200]
+            return web.json_response(
+                {"error": "invalid_params", "message": f"Body must be JSON ({reason})."}, status=400
+            )
         if not isinstance(body, dict) or not isinstance(body.get("tool"), str):
             return web.json_response(
                 {"error": "invalid_params", "message": "Body must be {tool, arguments}."}, status=400
