@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from tabpilot.engine.core import DEFAULT_REDACT
-from tabpilot.storage.atomic import write_atomic
+from tabpilot.storage.atomic import remove_stale_temp_files, write_atomic
 
 log = logging.getLogger("tabpilot.settings")
 
@@ -31,6 +31,7 @@ class Settings:
 
     @classmethod
     def load(cls, path: Path) -> Settings:
+        remove_stale_temp_files(path.parent)  # read once at start: the time to tidy up after a crash
         try:
             raw = json.loads(path.read_text(encoding="utf-8"))
         except FileNotFoundError:
