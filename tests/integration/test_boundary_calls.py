@@ -105,10 +105,15 @@ async def test_the_mcp_socket_refuses_nan_and_infinity(
     mcp_socket: aiohttp.ClientWebSocketResponse, constant: str
 ) -> None:
     await mcp_socket.send_str(_call_line(9, "interact", {"action": "execute_js", "timeout_ms": f"RAW:{constant}"}))
+    envelope = _tool_error(await _reply(mcp_socket), 9)
+    assert envelope["error"] == "invalid_params"
+    assert "NaN and Infinity" in envelope["message"]
+    await mcp_socket.send_str(
+        '{"jsonrpc":"2.0","id":10,"method":"ping","params":{"x":' + constant + "}}"
+    )  # not a tool call: a JSON-RPC error
     reply = await _reply(mcp_socket)
-    assert reply["id"] == 9
-    assert reply["error"]["code"] == -32700
-    assert constant.lstrip("-") in reply["error"]["message"]
+    assert reply["id"] == 10
+    assert reply["error"]["code"] == -32602
 
 
 async def test_a_session_goes_on_after_refused_lines(mcp_socket: aiohttp.ClientWebSocketResponse) -> None:
@@ -147,6 +152,12 @@ async def test_streamable_http_answers_deep_arguments_with_invalid_params(app: A
             assert result.is_error
             assert result.structured_content is not None
             assert result.structured_content["error"] == "invalid_params", depth
+        # a call larger than 8 MB: refused like any other bad argument, not with a bare HTTP 413
+        huge = await session.call_tool("observe", {"what": "dom", "selector": "x" * (limits.MAX_MESSAGE_BYTES + 1)})
+        assert huge.is_error
+        assert huge.structured_content is not None
+        assert huge.structured_content["error"] == "invalid_params"
+        assert "MB" in huge.structured_content["message"]
         # and the session still works
         fine = await session.call_tool("observe", {"what": "pilot"})
         assert not fine.is_error

@@ -18,7 +18,8 @@ from tabpilot.engine.errors import ERROR_CODES, MAX_MESSAGE_CHARS
 from tabpilot.engine.params import Param
 from tabpilot.engine.workflows import STEP_FIELDS
 
-HUGE_SIZES = (300, 70_000, 1_800_000)
+HUGE_SIZES = (300, 70_000, 1_200_000)
+"""Up to 1.2 M characters: a message of two such strings passes the 8 MB limit but not the 16 MB one."""
 
 
 def nested(depth: int, leaf: Any = "deep") -> Any:

@@ -2,9 +2,9 @@
 
 The SDK's parser gives up on a message nested about 200 levels deep, and on a truncated line; it then
 drops the message and nothing answers, so the agent waits out its own timeout. Here such a message is
-answered at once: a tool call with a tool error (`invalid_params`, like any other bad argument), any
-other request with a JSON-RPC error, and a line that is not JSON with a parse error carrying the
-request's id when it can still be read.
+answered at once: a tool call with a tool error (`invalid_params`, like any other bad argument; NaN and
+Infinity too), any other request with a JSON-RPC error, and a line that is not JSON with a parse error
+carrying the request's id when it can still be read.
 """
 
 from __future__ import annotations
@@ -48,9 +48,19 @@ def screen(text: str) -> Verdict:
     try:
         limits.loads(text)
     except limits.NotJson as exc:
+        if _json_but_for_constants(text):  # a whole message, with NaN or Infinity for a number somewhere
+            return _refuse(text, "NaN and Infinity are not JSON numbers")
         head = _head(text)
         return Verdict(False, _error(head.get("id"), PARSE_ERROR, f"Parse error: {_short(str(exc))}"))
     return PASS
+
+
+def _json_but_for_constants(text: str) -> bool:
+    try:
+        json.loads(text)
+    except (ValueError, RecursionError):
+        return False
+    return True
 
 
 def _refuse(text: str, why: str) -> Verdict:

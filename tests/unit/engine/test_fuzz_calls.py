@@ -10,7 +10,7 @@ import asyncio
 from collections.abc import Mapping
 from typing import Any
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, Phase, given, settings
 
 from tabpilot.engine.catalog import build_registry
 from tabpilot.engine.core import Engine, EngineConfig
@@ -25,6 +25,7 @@ ANSWER_WITHIN_S = 20.0
 SETTINGS = settings(
     max_examples=EXAMPLES_PER_MODE,
     deadline=None,
+    phases=[Phase.generate],  # no shrinking: a failing call shows as it came, in seconds
     database=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.large_base_example],
 )
