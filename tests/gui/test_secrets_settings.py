@@ -26,6 +26,7 @@ from tests.support.waiting import until
 
 from tabpilot import autostart
 from tabpilot.app import App
+from tabpilot.engine.core import DEFAULT_REDACT
 from tabpilot.storage.settings import Settings
 from tabpilot.ui.secrets_window import SecretsWindow
 from tabpilot.ui.settings_dialog import SettingsDialog
@@ -191,10 +192,11 @@ async def test_settings_save_apply_and_say_what_needs_a_restart(
     assert app.settings.step_delay_ms == 120
     assert app.engine.config.step_delay_ms == 120
     assert app.engine.approval_wait_ms == 7_000
-    assert app.engine.config.redact_selectors == ("input[type=password]", ".card-number")
+    # the built-in selectors always apply; the person's own are added to them
+    assert app.engine.config.redact_selectors == (*DEFAULT_REDACT, ".card-number")
     saved = json.loads(app.paths.config_file.read_text(encoding="utf-8"))
     assert saved["step_delay_ms"] == 120, "stored in ms"
-    assert saved["redact_selectors"] == ["input[type=password]", ".card-number"]
+    assert saved["redact_selectors"] == [*DEFAULT_REDACT, ".card-number"]
     assert autostart.enabled()
     assert (tmp_path / "xdg" / "autostart" / "tabpilot.desktop").is_file()
 

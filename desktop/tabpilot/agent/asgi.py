@@ -47,8 +47,10 @@ def build_scope(request: web.Request) -> Scope:
 
 
 class _Exchange:
-    def __init__(self, request: web.Request) -> None:
+    def __init__(self, request: web.Request, body: bytes | None = None) -> None:
         self.request = request
+        self._body = body
+        """The request body when it was read already (to look at it first)."""
         self.response: web.StreamResponse | None = None
         self.body_done = False
         self.complete = False
@@ -67,6 +69,9 @@ class _Exchange:
             await asyncio.sleep(DISCONNECT_POLL_S)
 
     async def receive(self) -> Message:
+        if not self.body_done and self._body is not None:
+            self.body_done = True
+            return {"type": "http.request", "body": self._body, "more_body": False}
         if not self.body_done:
             try:
                 chunk = await self.request.content.readany()
@@ -118,8 +123,8 @@ class AsgiMount:
         self._app = app
         self._inflight: set[asyncio.Task[Any]] = set()
 
-    async def __call__(self, request: web.Request) -> web.StreamResponse:
-        exchange = _Exchange(request)
+    async def __call__(self, request: web.Request, body: bytes | None = None) -> web.StreamResponse:
+        exchange = _Exchange(request, body)
         task = asyncio.current_task()
         if task is not None:
             self._inflight.add(task)

@@ -17,6 +17,7 @@ from tabpilot import client
 from tabpilot.paths import Paths
 
 MAX_MESSAGE = 64 * 1024 * 1024
+TOO_LONG = b'{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"A message longer than 64 MB was dropped."}}\n'
 
 
 _background: set[asyncio.Task[None]] = set()
@@ -50,7 +51,15 @@ async def relay(url: str, token: str, stdin: BinaryIO, stdout: BinaryIO) -> None
     ):
 
         async def up() -> None:
-            while line := await lines.readline():
+            while True:
+                try:
+                    line = await lines.readline()
+                except ValueError:  # longer than MAX_MESSAGE: dropped, and said so (the reader moved past it)
+                    stdout.write(TOO_LONG)
+                    stdout.flush()
+                    continue
+                if not line:
+                    break
                 if line.strip():
                     await ws.send_str(line.decode("utf-8", errors="replace"))
             await ws.close()

@@ -18,8 +18,10 @@ from mcp_types import CLIENT_INFO_META_KEY
 from tabpilot import __version__
 from tabpilot.agent import results
 from tabpilot.agent.asgi import AsgiMount
+from tabpilot.agent.screen import screen
 from tabpilot.agent.socket_transport import FrameLines, FrameWriter
 from tabpilot.agent.tools import build_tools
+from tabpilot.engine import limits
 from tabpilot.engine.core import Engine
 from tabpilot.engine.errors import TabpilotError, new_log_ref
 
@@ -42,6 +44,23 @@ def agent_name(ctx: ServerRequestContext[Any]) -> str:
     else:
         return "agent"
     return f"{name} {version}".strip() if name else "agent"
+
+
+HARD_BODY_LIMIT = 2 * limits.MAX_MESSAGE_BYTES
+"""Bodies up to this are read and, past MAX_MESSAGE_BYTES, answered like any bad call (a tool error);
+only beyond it does the request itself fail."""
+
+
+async def _read_capped(request: web.Request, cap: int) -> bytes | None:
+    """The body, or None once it passes `cap` (read past aiohttp's own limit, which answers bare 413s)."""
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in request.content.iter_any():
+        size += len(chunk)
+        if size > cap:
+            return None
+        chunks.append(chunk)
+    return b"".join(chunks)
 
 
 class _ProgressRelay:
@@ -85,6 +104,8 @@ class McpEndpoint:
             app=self.server,
             json_response=False,
             stateless=False,
+            # The same limit as the socket's: a larger call is answered by screen() as a tool error.
+            max_request_body_size=limits.MAX_MESSAGE_BYTES,
             security_settings=TransportSecuritySettings(
                 enable_dns_rebinding_protection=True,
                 allowed_hosts=["127.0.0.1:*", "localhost:*", "[::1]:*"],
@@ -146,7 +167,22 @@ class McpEndpoint:
     async def handle(self, request: web.Request) -> web.StreamResponse:
         if self.closing:
             return web.json_response({"error": "unavailable", "message": "Tabpilot is stopping."}, status=503)
-        return await self._mount(request)
+        if request.method != "POST":
+            return await self._mount(request)
+        # Looked at before the SDK parses it: what it would refuse without a useful answer (too deep,
+        # NaN) is answered here, a tool call with a tool error like any other bad argument.
+        body = await _read_capped(request, HARD_BODY_LIMIT)
+        if body is None:
+            return web.json_response(
+                {"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": "The request is far too large."}},
+                status=413,
+            )
+        verdict = screen(body.decode("utf-8", errors="replace"))
+        if verdict.passes:
+            return await self._mount(request, body)
+        if verdict.reply is None:
+            return web.Response(status=202)
+        return web.json_response(verdict.reply, status=200 if "result" in verdict.reply else 400)
 
     async def handle_socket(self, request: web.Request) -> web.StreamResponse:
         """MCP over a WebSocket (what `tabpilot mcp` relays stdio to): a session of the same server."""

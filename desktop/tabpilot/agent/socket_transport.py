@@ -6,13 +6,17 @@ so the relay adds almost nothing to a call and never needs to know the protocol'
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator
 
 from aiohttp import WSMsgType, web
 
+from tabpilot.agent.screen import screen
+
 
 class FrameLines:
-    """The socket's incoming text frames, as the lines the SDK's stdio reader expects."""
+    """The socket's incoming text frames, as the lines the SDK's stdio reader expects. A frame the SDK
+    would drop without an answer (not JSON, too deep, too large) is answered here instead."""
 
     def __init__(self, ws: web.WebSocketResponse) -> None:
         self._ws = ws
@@ -23,9 +27,16 @@ class FrameLines:
     async def _lines(self) -> AsyncIterator[str]:
         async for frame in self._ws:
             if frame.type == WSMsgType.TEXT:
-                yield frame.data
+                text = frame.data
             elif frame.type == WSMsgType.BINARY:
-                yield frame.data.decode("utf-8", errors="replace")
+                text = frame.data.decode("utf-8", errors="replace")
+            else:
+                continue
+            verdict = screen(text)
+            if verdict.passes:
+                yield text
+            elif verdict.reply is not None and not self._ws.closed:
+                await self._ws.send_str(json.dumps(verdict.reply, ensure_ascii=False, separators=(",", ":")))
 
 
 class FrameWriter:

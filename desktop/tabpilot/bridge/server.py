@@ -7,6 +7,7 @@ import errno
 import hmac
 import logging
 import secrets
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Protocol, cast
@@ -16,10 +17,18 @@ from aiohttp import WSMsgType, web
 from tabpilot.bridge import auth, pairing
 from tabpilot.bridge.link import ExtensionLink
 from tabpilot.bridge.protocol import PROTOCOL_VERSION, Hello, ProtocolError, Refused, parse_incoming
+from tabpilot.engine import limits
 
 log = logging.getLogger("tabpilot.bridge")
 
 HELLO_TIMEOUT_S = 5.0
+AUTH_DEADLINE_S = 10.0
+"""A socket that has not proved itself by then is closed, however much it sends meanwhile (a ping
+restarts aiohttp's receive timeout, so that timeout alone never ends a socket that keeps pinging)."""
+MAX_UNAUTHENTICATED = 16
+"""Sockets still in their handshake at once; more are refused before they cost a file descriptor for long."""
+LOG_BURST = 5
+LOG_WINDOW_S = 60.0
 HEARTBEAT_S = 4.0
 MAX_FRAME = 64 * 1024 * 1024
 MCP_READY_TIMEOUT_S = 15.0
@@ -71,7 +80,8 @@ class BridgeServer:
         self._mcp_ready = asyncio.Event()
         self._runner: web.AppRunner | None = None
         self._sockets: set[web.WebSocketResponse] = set()
-        self.app = web.Application(client_max_size=8 * 1024 * 1024, middlewares=[self._guard])
+        self._unauthenticated = 0
+        self.app = web.Application(client_max_size=limits.MAX_MESSAGE_BYTES, middlewares=[self._guard])
         self.app.router.add_get("/ws", self._ws)
         self.app.router.add_get("/api/v1/status", self._status)
         self.app.router.add_post("/api/v1/call", self._call)
@@ -123,7 +133,9 @@ class BridgeServer:
             return _refuse(403, "Host not allowed")
         if request.path == "/ws":
             if not auth.extension_origin_ok(request.headers.get("Origin"), self._origin):
-                log.warning("refused a WebSocket upgrade from origin %r", request.headers.get("Origin"))
+                _throttled.warning(
+                    "origin", "refused a WebSocket upgrade from origin %r", request.headers.get("Origin", "")[:100]
+                )
                 return _refuse(403, "Origin not allowed")
             return await handler(request)
         if auth.web_origin(request.headers.get("Origin")):
@@ -143,9 +155,22 @@ class BridgeServer:
 
     async def _call(self, request: web.Request) -> web.StreamResponse:
         try:
-            body = await request.json()
-        except ValueError:
-            return web.json_response({"error": "invalid_params", "message": "Body must be JSON."}, status=400)
+            text = (await request.read()).decode("utf-8")
+            # Measured before parsing: a body nested thousands deep would fail in the parser.
+            if limits.text_depth(text) > limits.MAX_WIRE_DEPTH:
+                return web.json_response(
+                    {
+                        "error": "invalid_params",
+                        "message": f"The body nests deeper than {limits.MAX_WIRE_DEPTH} levels.",
+                    },
+                    status=400,
+                )
+            body = limits.loads(text)
+        except ValueError as exc:  # not UTF-8, not JSON, or NaN/Infinity
+            reason = str(exc)[:200]
+            return web.json_response(
+                {"error": "invalid_params", "message": f"Body must be JSON ({reason})."}, status=400
+            )
         if not isinstance(body, dict) or not isinstance(body.get("tool"), str):
             return web.json_response(
                 {"error": "invalid_params", "message": "Body must be {tool, arguments}."}, status=400
@@ -203,11 +228,22 @@ class BridgeServer:
     # -- the extension's socket --------------------------------------------------------------------
 
     async def _ws(self, request: web.Request) -> web.StreamResponse:
+        if self._unauthenticated >= MAX_UNAUTHENTICATED:
+            _throttled.warning(
+                "crowd", "refused a WebSocket upgrade: %d sockets are still unauthenticated", self._unauthenticated
+            )
+            refused = _refuse(503, "Too many connections are still authenticating; try again shortly.")
+            refused.force_close()
+            return refused
         ws = web.WebSocketResponse(heartbeat=HEARTBEAT_S, max_msg_size=MAX_FRAME, compress=False)
-        await ws.prepare(request)
-        self._sockets.add(ws)
         try:
-            hello = await self._handshake(ws)
+            self._unauthenticated += 1
+            try:
+                await ws.prepare(request)
+                self._sockets.add(ws)
+                hello = await self._handshake_in_time(ws)
+            finally:
+                self._unauthenticated -= 1
             if hello is not None:
                 await self._serve(ws, hello)
         finally:
@@ -217,8 +253,19 @@ class BridgeServer:
                 await ws.close()
         return ws
 
-    async def _handshake(self, ws: web.WebSocketResponse) -> Hello | None:
-        msg = await self._receive(ws, "hello")
+    async def _handshake_in_time(self, ws: web.WebSocketResponse) -> Hello | None:
+        deadline = asyncio.get_running_loop().time() + AUTH_DEADLINE_S
+        try:
+            # The handshake's receives end at the deadline; this backstop also ends a send that hangs
+            # because the other side reads nothing.
+            async with asyncio.timeout_at(deadline + 1.0):
+                return await self._handshake(ws, deadline)
+        except TimeoutError:
+            await _send_refused(ws, "auth_deadline", f"No proof within {AUTH_DEADLINE_S:g} s.")
+            return None
+
+    async def _handshake(self, ws: web.WebSocketResponse, deadline: float) -> Hello | None:
+        msg = await self._receive(ws, "hello", deadline)
         if msg is None:
             return None
         hello = cast(Hello, msg)
@@ -240,7 +287,7 @@ class BridgeServer:
         by_code = hello["auth"] == "pairing"
         proofs = [] if by_code else [pairing.app_proof(key, hello["client_nonce"], server_nonce) for key, _ in keys]
         await ws.send_json({"type": "challenge", "server_nonce": server_nonce, "app_proofs": proofs})
-        answer = await self._receive(ws, "auth")
+        answer = await self._receive(ws, "auth", deadline)
         if answer is None:
             if by_code:
                 self.hooks.auth.failed(hello)  # walking away counts as a wrong guess
@@ -283,11 +330,12 @@ class BridgeServer:
         )
         return hello
 
-    async def _receive(self, ws: web.WebSocketResponse, expected: str) -> dict[str, Any] | None:
+    async def _receive(self, ws: web.WebSocketResponse, expected: str, deadline: float) -> dict[str, Any] | None:
         try:
-            frame = await ws.receive(timeout=HELLO_TIMEOUT_S)
+            async with asyncio.timeout_at(deadline):
+                frame = await ws.receive(timeout=HELLO_TIMEOUT_S)
         except TimeoutError:
-            await _send_refused(ws, f"no_{expected}", f"No {expected} within {HELLO_TIMEOUT_S:g} s.")
+            await _send_refused(ws, f"no_{expected}", f"No {expected} in time.")
             return None
         if frame.type != WSMsgType.TEXT:
             return None
@@ -311,7 +359,7 @@ class BridgeServer:
             try:
                 msg = parse_incoming(frame.data)
             except ProtocolError as exc:
-                log.warning("dropped a bad frame from the extension: %s", exc)
+                _throttled.warning("bad_frame", "dropped a bad frame from the extension: %s", exc)
                 continue
             kind = msg["type"]
             if kind == "result":
@@ -338,6 +386,41 @@ def _refuse(status: int, message: str) -> web.Response:
 
 
 async def _send_refused(ws: web.WebSocketResponse, code: str, reason: str, **extra: Any) -> None:
-    log.warning("refused an extension connection: %s (%s)", reason, code)
-    await ws.send_json({"type": "refused", "code": code, "reason": reason, **extra})
+    _throttled.warning(f"refused:{code}", "refused an extension connection: %s (%s)", reason, code)
+    if ws.closed:
+        return
+    try:
+        await ws.send_json({"type": "refused", "code": code, "reason": reason, **extra})
+    except ConnectionError:
+        return  # the other side is gone already
     await ws.close(code=4000 + (3 if code == "protocol_mismatch" else 1), message=code.encode())
+
+
+class LogThrottle:
+    """At most `burst` lines per `window_s` for one kind of event; then one line saying how many were left
+    out. Anyone can open sockets to the bridge: one line per socket would let them fill the log (and
+    rotate away what matters) in seconds."""
+
+    def __init__(self, logger: logging.Logger, burst: int = LOG_BURST, window_s: float = LOG_WINDOW_S) -> None:
+        self._log = logger
+        self._burst = burst
+        self._window_s = window_s
+        self._kinds: dict[str, list[float]] = {}  # kind -> [window start, lines written, lines left out]
+
+    def warning(self, kind: str, message: str, *args: object) -> None:
+        now = time.monotonic()
+        entry = self._kinds.setdefault(kind, [now, 0, 0])
+        if now - entry[0] >= self._window_s:
+            if entry[2]:
+                self._log.warning("%d more like '%s' were not logged in %.0f s", entry[2], message, now - entry[0])
+            entry[:] = [now, 0, 0]
+        if entry[1] < self._burst:
+            entry[1] += 1
+            self._log.warning(message, *args)
+        else:
+            entry[2] += 1
+            if entry[2] == 1:
+                self._log.warning("'%s' happens often; the next ones this minute are counted, not logged", message)
+
+
+_throttled = LogThrottle(log)

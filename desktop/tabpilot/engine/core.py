@@ -12,7 +12,7 @@ from typing import Any
 from tabpilot.engine.commands import ApprovalScope, Command, Registry
 from tabpilot.engine.context import CommandContext
 from tabpilot.engine.errors import TabpilotError, new_log_ref
-from tabpilot.engine.events import ActivityEvent, ActivityStream, Outcome
+from tabpilot.engine.events import ActivityEvent, ActivityStream, Decider, Outcome
 from tabpilot.engine.jobs import Job, JobTable, ProgressCallback
 from tabpilot.engine.pilot import PilotState
 from tabpilot.engine.policy import action_class, as_decision
@@ -207,7 +207,8 @@ class Engine:
                         job, command, _shown_in_full(params), agent, scope, tab_id, tab_url
                     )
                 except TabpilotError as exc:  # denied (it says by whom), or nobody answered in time
-                    started = replace(started, decided_by=exc.details.get("decided_by", "timeout"))
+                    who = _DENIERS.get(str(exc.details.get("decided_by")), "timeout")
+                    started = replace(started, decided_by=who)
                     raise
                 started = replace(started, decided_by=decided_by)
                 waited = self.clock.monotonic() - asked_at > ANSWERED_AT_ONCE_S
@@ -392,6 +393,10 @@ def _denied_message(name: str, decided_by: DecidedBy) -> str:
     if decided_by == "rule":
         return f"A standing approval rule denied {name}; nothing was done in the page."
     return f"The user denied {name}; nothing was done in the page."
+
+
+_DENIERS: dict[str, Decider] = {"person": "person", "rule": "rule", "policy": "policy"}
+"""Who an approval_denied names as having decided (anything else: nobody answered in time)."""
 
 
 def _target_of(mode: str, params: dict[str, Any]) -> str:

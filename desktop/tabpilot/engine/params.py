@@ -7,7 +7,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from tabpilot.engine.errors import TabpilotError
+from tabpilot.engine import limits
+from tabpilot.engine.errors import TabpilotError, shown
 
 ParamType = Literal["string", "integer", "number", "boolean", "object", "array"]
 
@@ -66,7 +67,7 @@ class Param:
         if self.enum and value not in self.enum:
             raise TabpilotError(
                 "invalid_params",
-                f"{where}: '{self.name}' must be one of {', '.join(self.enum)}; got {value!r}.",
+                f"{where}: '{self.name}' must be one of {', '.join(self.enum)}; got {shown(value)}.",
                 param=self.name,
             )
         if self.type == "string" and self.required and not value.strip():
@@ -101,11 +102,20 @@ def validate(params: Sequence[Param], given: Mapping[str, Any], where: str) -> d
     unknown = sorted(set(given) - set(known))
     if unknown:
         expected = ", ".join(known) or "no parameters"
+        named = ", ".join(shown(u, 40) for u in unknown[:5]) + (
+            f" and {len(unknown) - 5} more" if len(unknown) > 5 else ""
+        )
         raise TabpilotError(
             "invalid_params",
-            f"{where}: unknown parameter {', '.join(repr(u) for u in unknown)}; expected {expected}.",
+            f"{where}: unknown parameter {named}; expected {expected}.",
             param=unknown[0],
         )
+    for name, value in given.items():
+        # Before anything walks the value (validators, redaction, logs): too deep a value fails there.
+        # (A number on its own is the parameter's own check, with a message about its type.)
+        trouble = limits.problem(value) if isinstance(value, dict | list) else None
+        if trouble is not None:
+            raise TabpilotError("invalid_params", f"{where}: '{name}' {trouble}.", param=name)
     out: dict[str, Any] = {}
     for p in params:
         value = given.get(p.name)
@@ -123,7 +133,7 @@ def _describe(value: Any) -> str:
     if isinstance(value, bool):
         return "a boolean"
     if isinstance(value, int | float):
-        return f"the number {value!r}"
+        return f"the number {shown(value)}"
     if isinstance(value, str):
         return "a string"
     if isinstance(value, list):

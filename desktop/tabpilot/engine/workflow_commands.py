@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from tabpilot.engine.commands import ApprovalScope, Command
 from tabpilot.engine.context import CommandContext
-from tabpilot.engine.errors import TabpilotError
+from tabpilot.engine.errors import TabpilotError, shown
 from tabpilot.engine.params import Param
 from tabpilot.engine.ports import WorkflowEntry, WorkflowStore
-from tabpilot.engine.workflows import parse_workflow, refuse_literal_secrets
+from tabpilot.engine.workflows import MAX_FILE_BYTES, parse_workflow, refuse_literal_secrets
 
 
 def _store(ctx: CommandContext) -> WorkflowStore:
@@ -23,7 +24,7 @@ def _entry(ctx: CommandContext, workflow_id: str) -> WorkflowEntry:
     if entry is None:
         raise TabpilotError(
             "workflow_not_found",
-            f"No saved workflow has the id '{workflow_id}'; observe {{what:'workflows'}} lists them.",
+            f"No saved workflow has the id {shown(workflow_id)}; observe {{what:'workflows'}} lists them.",
             workflow_id=workflow_id,
         )
     return entry
@@ -65,6 +66,14 @@ async def _export(ctx: CommandContext, p: dict[str, Any]) -> dict[str, Any]:
 async def _import(ctx: CommandContext, p: dict[str, Any]) -> dict[str, Any]:
     workflow = parse_workflow(p["workflow"])
     refuse_literal_secrets(workflow)
+    size = len(json.dumps(workflow.document(), indent=2, ensure_ascii=False).encode())
+    if size > MAX_FILE_BYTES:
+        # Refused here, not saved and then listed as too large to read.
+        raise TabpilotError(
+            "invalid_params",
+            f"The workflow is {size / 1024 / 1024:.1f} MB as a file; a workflow file may be at most 2 MB.",
+            param="workflow",
+        )
     store = _store(ctx)
     if store.get(workflow.workflow_id) is not None and not p["overwrite"]:
         raise TabpilotError(

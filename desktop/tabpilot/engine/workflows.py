@@ -15,9 +15,11 @@ from datetime import date
 from typing import Any
 from urllib.parse import quote, quote_plus, urlsplit
 
-from tabpilot.engine.errors import TabpilotError
+from tabpilot.engine.errors import TabpilotError, shown
 
 MAX_STEPS = 50
+MAX_FILE_BYTES = 2 * 1024 * 1024
+"""A workflow file larger than this is listed with an error, so no larger one is ever saved."""
 MAX_DEPTH = 4
 WAIT_STATES = ("visible", "attached", "hidden")
 ON_TIMEOUT = ("retry_step", "skip", "abort")
@@ -115,14 +117,12 @@ def check_steps(steps: Any, where: str = "steps", depth: int = 0) -> list[dict[s
             raise _bad(f"{here} must be an object with a 'type'.")
         step = {k: v for k, v in step.items() if v is not None}  # JSON null: the field is not given
         kind = step.get("type")
-        if kind not in STEP_FIELDS:
-            raise _bad(f"{here}: unknown step type {kind!r}; one of {', '.join(STEP_FIELDS)}.")
+        if not isinstance(kind, str) or kind not in STEP_FIELDS:  # a list or an object cannot be looked up
+            raise _bad(f"{here}: unknown step type {shown(kind)}; one of {', '.join(STEP_FIELDS)}.")
         allowed = {**STEP_FIELDS[kind], **_COMMON}
         unknown = sorted(set(step) - set(allowed) - {"type"})
         if unknown:
-            raise _bad(
-                f"{here} ({kind}): unknown field {', '.join(map(repr, unknown))}; expected {', '.join(allowed)}."
-            )
+            raise _bad(f"{here} ({kind}): unknown field {_names(unknown)}; expected {', '.join(allowed)}.")
         for name, (expected, required) in allowed.items():
             value = step.get(name)
             if value is None:
@@ -162,7 +162,7 @@ def check_paginate(paginate: Any, where: str = "paginate") -> dict[str, Any]:
         raise _bad(f"{where} must be an object with next_selector.", "paginate")
     unknown = sorted(set(paginate) - {"next_selector", "max_pages", "delay_ms", "timeout_ms"})
     if unknown:
-        raise _bad(f"{where}: unknown field {', '.join(map(repr, unknown))}.", "paginate")
+        raise _bad(f"{where}: unknown field {_names(unknown)}.", "paginate")
     if not isinstance(paginate.get("next_selector"), str) or not paginate["next_selector"].strip():
         raise _bad(f"{where}: 'next_selector' is required.", "paginate")
     for name, low, high in (("max_pages", 1, 100), ("delay_ms", 0, 60_000), ("timeout_ms", 100, 120_000)):
@@ -180,7 +180,7 @@ def check_error_recovery(value: Any) -> ErrorRecovery:
     value = {k: v for k, v in value.items() if v is not None}  # JSON null: not given
     unknown = sorted(set(value) - {"on_timeout", "max_retries", "on_failure"})
     if unknown:
-        raise _bad(f"error_recovery: unknown field {', '.join(map(repr, unknown))}.", "error_recovery")
+        raise _bad(f"error_recovery: unknown field {_names(unknown)}.", "error_recovery")
     on_timeout = value.get("on_timeout", "retry_step")
     on_failure = value.get("on_failure", "abort_with_partial")
     retries = value.get("max_retries", 2)
@@ -201,7 +201,7 @@ def check_params(value: Any) -> dict[str, str]:
     out = {}
     for key, item in value.items():
         if not isinstance(item, str | int | float) or isinstance(item, bool):
-            raise _bad(f"params.{key} must be a string or a number.", "params")
+            raise _bad(f"params.{key[:40]} must be a string or a number.", "params")
         out[key] = str(item)
     return out
 
@@ -212,11 +212,12 @@ def parse_workflow(doc: Any, *, where: str = "workflow") -> Workflow:
         raise _bad(f"{where} must be a JSON object.", "workflow")
     unknown = sorted(set(doc) - {"workflow_id", "name", "origin", "created_at", "steps", "error_recovery", "params"})
     if unknown:
-        raise _bad(f"{where}: unknown field {', '.join(map(repr, unknown))}.", "workflow")
+        raise _bad(f"{where}: unknown field {_names(unknown)}.", "workflow")
     workflow_id, name = doc.get("workflow_id"), doc.get("name")
     if not isinstance(workflow_id, str) or not ID_PATTERN.match(workflow_id):
         raise _bad(
-            f"{where}: 'workflow_id' must be letters, digits, '-', '_' or '.' (got {workflow_id!r}).",
+            f"{where}: 'workflow_id' must be letters, digits, '-', '_' or '.', at most 120, the first a letter "
+            f"or digit (got {shown(workflow_id)}).",
             "workflow_id",
         )
     if not isinstance(name, str) or not name.strip():
@@ -240,6 +241,11 @@ def parse_workflow(doc: Any, *, where: str = "workflow") -> Workflow:
         origin=origin,
         created_at=created if isinstance(created, str) else "",
     )
+
+
+def _names(names: list[str]) -> str:
+    listed = ", ".join(shown(n, 40) for n in names[:5])
+    return listed + (f" and {len(names) - 5} more" if len(names) > 5 else "")
 
 
 def _type_name(expected: type | tuple[type, ...]) -> str:
@@ -410,20 +416,20 @@ def apply_overrides(doc: dict[str, Any], overrides: Any) -> dict[str, Any]:
         for n, segment in enumerate(segments):
             match = _PATH.fullmatch(segment)
             if match is None:
-                raise _bad(f"override_params: cannot read the path {path!r}.", "override_params")
+                raise _bad(f"override_params: cannot read the path {shown(path)}.", "override_params")
             key, indexes = match.group(1), [int(i) for i in re.findall(r"\[(\d+)\]", match.group(2))]
             last = n == len(segments) - 1
             if not isinstance(target, dict) or (key not in target and not (last and not indexes)):
-                raise _bad(f"override_params: {path!r} names nothing in the workflow.", "override_params")
+                raise _bad(f"override_params: {shown(path)} names nothing in the workflow.", "override_params")
             if last and not indexes:
                 if key in ("type", "workflow_id"):
-                    raise _bad(f"override_params: {path!r} cannot be changed.", "override_params")
+                    raise _bad(f"override_params: {shown(path)} cannot be changed.", "override_params")
                 target[key] = value
                 break
             target = target[key]
             for i, index in enumerate(indexes):
                 if not isinstance(target, list) or index >= len(target):
-                    raise _bad(f"override_params: {path!r} names a step that does not exist.", "override_params")
+                    raise _bad(f"override_params: {shown(path)} names a step that does not exist.", "override_params")
                 if last and i == len(indexes) - 1:
                     target[index] = value
                     break

@@ -9,7 +9,8 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from tabpilot.storage.atomic import write_atomic
+from tabpilot.engine.core import DEFAULT_REDACT
+from tabpilot.storage.atomic import remove_stale_temp_files, write_atomic
 
 log = logging.getLogger("tabpilot.settings")
 
@@ -25,12 +26,12 @@ class Settings:
     open_managed_at_start: bool = True
     step_delay_ms: int = 500
     approval_wait_ms: int = 20_000
-    redact_selectors: list[str] = field(
-        default_factory=lambda: ["input[type=password]", "[data-sensitive]", "[data-private]", ".sensitive"]
-    )
+    redact_selectors: list[str] = field(default_factory=lambda: list(DEFAULT_REDACT))
+    """The built-in selectors and any the person added: the built-in ones always apply (see bound)."""
 
     @classmethod
     def load(cls, path: Path) -> Settings:
+        remove_stale_temp_files(path.parent)  # read once at start: the time to tidy up after a crash
         try:
             raw = json.loads(path.read_text(encoding="utf-8"))
         except FileNotFoundError:
@@ -68,8 +69,10 @@ class Settings:
         # Agents must hear 'awaiting_approval' before their own client gives up (about a minute),
         # and before the prompt itself times out.
         self.approval_wait_ms = min(self.approval_wait_ms, MAX_APPROVAL_WAIT_MS)
-        if not all(isinstance(s, str) and s.strip() for s in self.redact_selectors):
-            self.redact_selectors = defaults.redact_selectors
+        # Settings add to redaction, never take from it: a file edited to `"redact_selectors": []` must
+        # not make password fields and [data-sensitive] elements readable.
+        added = [s.strip() for s in self.redact_selectors if isinstance(s, str) and s.strip()]
+        self.redact_selectors = list(dict.fromkeys([*DEFAULT_REDACT, *added]))
 
     def save(self, path: Path) -> None:
         write_atomic(path, json.dumps(asdict(self), indent=2) + "\n")

@@ -7,7 +7,7 @@ import os
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from tabpilot.storage.atomic import write_atomic
+from tabpilot.storage.atomic import remove_stale_temp_files, write_atomic
 
 SECRETS_LOCATIONS = ("keyring", "file")
 
@@ -27,6 +27,7 @@ class AppState:
 
 
 def write(path: Path, state: AppState) -> None:
+    remove_stale_temp_files(path.parent)  # written once per start: the time to tidy up after a crash
     write_atomic(path, json.dumps(asdict(state)) + "\n", mode=0o600)
 
 

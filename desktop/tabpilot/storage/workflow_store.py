@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -17,17 +18,34 @@ from typing import Any
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
 
+from tabpilot.engine import limits
 from tabpilot.engine.errors import TabpilotError
 from tabpilot.engine.ports import WorkflowEntry
-from tabpilot.engine.workflows import Workflow, parse_workflow
-from tabpilot.storage.atomic import write_atomic
+from tabpilot.engine.workflows import MAX_FILE_BYTES, Workflow, parse_workflow
+from tabpilot.storage.atomic import remove_stale_temp_files, write_atomic
 
 log = logging.getLogger("tabpilot.workflows")
 
 RUNS_KEPT = 10
-MAX_FILE_BYTES = 2 * 1024 * 1024
+MAX_ID_BYTES = 200
+"""Longer names cannot be files (255 bytes, less `.json` and the stamp a deleted copy gets)."""
 
 DELETED_FOLDER = ".deleted"
+DELETED_KEPT = 200
+DELETED_MAX_AGE_S = 90 * 24 * 3600
+"""Deleted workflows are kept for restoring, but not forever: the oldest go first."""
+
+__all__ = ["MAX_FILE_BYTES", "DiskWorkflowStore", "read_entry"]
+
+
+def file_id_ok(workflow_id: str) -> bool:
+    """Whether `workflow_id` can name a file in the folder (and nothing outside it)."""
+    return (
+        isinstance(workflow_id, str)
+        and 0 < len(workflow_id.encode("utf-8", "surrogatepass")) <= MAX_ID_BYTES
+        and not workflow_id.startswith(".")
+        and not any(c in workflow_id for c in "/\\\0")
+    )
 
 
 def read_entry(path: Path) -> WorkflowEntry:
@@ -35,11 +53,14 @@ def read_entry(path: Path) -> WorkflowEntry:
     try:
         if path.stat().st_size > MAX_FILE_BYTES:
             return WorkflowEntry(stem, str(path), error="the file is larger than 2 MB")
-        doc = json.loads(path.read_text(encoding="utf-8"))
+        doc = limits.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError) as exc:
         return WorkflowEntry(stem, str(path), error=f"cannot be read: {exc}")
     except ValueError as exc:
         return WorkflowEntry(stem, str(path), error=f"not valid JSON: {exc}")
+    trouble = limits.problem(doc, limits.MAX_WIRE_DEPTH)
+    if trouble is not None:
+        return WorkflowEntry(stem, str(path), error=f"the file {trouble}")
     try:
         workflow = parse_workflow(doc, where=path.name)
     except TabpilotError as exc:
@@ -78,6 +99,9 @@ class DiskWorkflowStore:
 
     def load(self) -> None:
         self.folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        for folder in (self.folder, self.runs_folder):
+            remove_stale_temp_files(folder)  # half-written saves a crash left behind
+        self._trim_deleted()
         fresh = {
             p.stem: read_entry(p)
             for p in sorted(self.folder.glob("*.json"))
@@ -134,8 +158,10 @@ class DiskWorkflowStore:
             entry = self._entries.get(workflow_id)
         if entry is None:
             # A file written a moment ago may not have reached the watcher yet.
+            if not file_id_ok(workflow_id):
+                return None
             path = self.folder / f"{workflow_id}.json"
-            if "/" in workflow_id or not path.is_file():
+            if not path.is_file():
                 return None
             self.refresh(path)
             with self._lock:
@@ -143,29 +169,65 @@ class DiskWorkflowStore:
         return self._with_last_run(entry) if entry else None
 
     def save(self, workflow: Workflow) -> None:
+        if not file_id_ok(workflow.workflow_id):
+            raise TabpilotError("invalid_params", "This workflow_id cannot name a file.", param="workflow_id")
+        text = json.dumps(workflow.document(), indent=2, ensure_ascii=False) + "\n"
+        if len(text.encode()) > MAX_FILE_BYTES:
+            # Never save what would then be listed as too large to read.
+            raise TabpilotError(
+                "invalid_params", "The workflow is larger than 2 MB as a file; it was not saved.", param="workflow"
+            )
         path = self.folder / f"{workflow.workflow_id}.json"
-        write_atomic(path, json.dumps(workflow.document(), indent=2, ensure_ascii=False) + "\n", mode=0o600)
+        write_atomic(path, text, mode=0o600)
         self.refresh(path)
 
     def delete(self, workflow_id: str) -> bool:
         """Takes the workflow off the list; its file and runs are kept in `workflows/.deleted/` as
-        `<id>.<time>.json` (nothing is lost: moved back as `<id>.json`, it is listed again)."""
+        `<id>.<time>.json` (nothing is lost: moved back as `<id>.json`, it is listed again). The newest
+        DELETED_KEPT are kept, none older than DELETED_MAX_AGE_S."""
+        if not file_id_ok(workflow_id):
+            return False
         path = self.folder / f"{workflow_id}.json"
-        if "/" in workflow_id or not path.exists():
+        if not path.exists():
             return False
         trash = self.folder / DELETED_FOLDER
         trash.mkdir(exist_ok=True)
-        stamp = time.strftime("%Y%m%d-%H%M%S")
-        path.replace(trash / f"{workflow_id}.{stamp}.json")
+        stamp = _free_stamp(trash, workflow_id)
+        kept = trash / f"{workflow_id}.{stamp}.json"
+        path.replace(kept)
+        os.utime(kept)  # its age in the trash counts from now
         runs = self.runs_folder / f"{workflow_id}.json"
         if runs.exists():
             runs.replace(trash / f"{workflow_id}.{stamp}.runs.json")
+        self._trim_deleted()
         with self._lock:
             self._last.pop(workflow_id, None)  # a new workflow saved under this id has no runs yet
         self.refresh(path)
         return True
 
+    def _trim_deleted(self) -> None:
+        trash = self.folder / DELETED_FOLDER
+        try:
+            copies = [
+                (p.stat().st_mtime, p)
+                for p in trash.glob("*.json")
+                if not p.name.endswith(".runs.json") and p.is_file()
+            ]
+        except OSError:
+            return
+        copies.sort(key=lambda item: item[0], reverse=True)
+        now = time.time()
+        for n, (mtime, path) in enumerate(copies):
+            if n >= DELETED_KEPT or now - mtime > DELETED_MAX_AGE_S:
+                for gone in (path, path.with_name(path.name[: -len(".json")] + ".runs.json")):
+                    try:
+                        gone.unlink(missing_ok=True)
+                    except OSError:
+                        log.warning("could not remove the old deleted workflow %s", gone.name)
+
     def add_run(self, workflow_id: str, run: Mapping[str, Any]) -> None:
+        if not file_id_ok(workflow_id):
+            return
         runs = [dict(run), *self.runs(workflow_id)][:RUNS_KEPT]
         write_atomic(self.runs_folder / f"{workflow_id}.json", json.dumps(runs, ensure_ascii=False) + "\n")
         with self._lock:
@@ -173,10 +235,12 @@ class DiskWorkflowStore:
         self._notify()
 
     def runs(self, workflow_id: str) -> list[dict[str, Any]]:
+        if not file_id_ok(workflow_id):
+            return []
         path = self.runs_folder / f"{workflow_id}.json"
         try:
-            runs = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+            runs = limits.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError, UnicodeDecodeError):
             return []
         return [r for r in runs if isinstance(r, dict)] if isinstance(runs, list) else []
 
@@ -191,3 +255,13 @@ class DiskWorkflowStore:
         return WorkflowEntry(
             entry.workflow_id, entry.file, entry.workflow, entry.error, last_run=known[0], last_status=known[1]
         )
+
+
+def _free_stamp(trash: Path, workflow_id: str) -> str:
+    """A time stamp no earlier copy of this id uses: two deletes in one second must not overwrite."""
+    base = time.strftime("%Y%m%d-%H%M%S")
+    stamp, n = base, 1
+    while (trash / f"{workflow_id}.{stamp}.json").exists() or (trash / f"{workflow_id}.{stamp}.runs.json").exists():
+        n += 1
+        stamp = f"{base}-{n}"
+    return stamp

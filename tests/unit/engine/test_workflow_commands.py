@@ -261,3 +261,13 @@ async def test_without_the_tray_saving_and_deleting_need_no_approval(
     assert store.get("wf-new") is not None
     assert (await configure(engine, "delete_workflow", workflow_id="wf-new"))["deleted"] is True
     assert store.get("wf-new") is None and approvals.requests == []
+
+
+async def test_an_import_over_2_mb_is_refused_and_not_saved(engine: Engine, store: MemoryWorkflowStore) -> None:
+    """A 3 MB import was once saved, then listed as "larger than 2 MB" and never usable."""
+    big = {**GOOD, "workflow_id": "wf-big", "steps": [{"type": "fill", "selector": "#q", "value": "x" * 3_000_000}]}
+    error = await error_of(configure(engine, "import_workflow", workflow=big))
+    assert error.code == "invalid_params"
+    assert "2 MB" in error.message
+    assert len(error.message) < 200
+    assert store.get("wf-big") is None

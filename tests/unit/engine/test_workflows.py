@@ -125,7 +125,7 @@ def test_step_field_errors_are_precise(step: dict[str, Any], message: str) -> No
 
 def test_unknown_step_types_and_fields() -> None:
     assert refused([{"type": "hover", "selector": "a"}]).startswith("steps[0]: unknown step type 'hover'; one of")
-    assert "unknown step type None" in refused([{"selector": "a"}])
+    assert "unknown step type null" in refused([{"selector": "a"}])  # JSON's word, not Python's None
     message = refused([{"type": "click", "selector": "a", "button": "right", "force": True}])
     assert message.startswith("steps[0] (click): unknown field 'button', 'force'; expected selector")
     assert "steps[1] must be an object with a 'type'" in refused([{"type": "scroll"}, "click"])

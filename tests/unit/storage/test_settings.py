@@ -113,3 +113,24 @@ def test_out_of_range_numbers_fall_back_to_the_default(path: Path, key: str, val
 def test_the_approval_wait_is_at_most_a_minute(path: Path) -> None:
     assert load_json(path, {"approval_wait_ms": 300_000}).approval_wait_ms == 60_000
     assert load_json(path, {"approval_wait_ms": 45_000}).approval_wait_ms == 45_000
+
+
+@pytest.mark.parametrize(
+    "given", [[], [".card-number"], ["", 5, "  .card-number "], ["[data-sensitive]", ".card-number"]]
+)
+def test_a_file_adds_redaction_selectors_but_never_takes_the_built_in_ones_away(path: Path, given: Any) -> None:
+    """`"redact_selectors": []` once made `.sensitive` and `[data-sensitive]` read in clear."""
+    from tabpilot.engine.core import DEFAULT_REDACT
+
+    settings = load_json(path, {"redact_selectors": given})
+    assert settings.redact_selectors[: len(DEFAULT_REDACT)] == list(DEFAULT_REDACT)
+    extra = settings.redact_selectors[len(DEFAULT_REDACT) :]
+    assert extra == ([] if given == [] else [".card-number"])
+
+
+def test_settings_made_in_code_keep_the_built_in_selectors_once_bounded() -> None:
+    from tabpilot.engine.core import DEFAULT_REDACT
+
+    settings = Settings(redact_selectors=[".mine"])
+    settings.bound()
+    assert settings.redact_selectors == [*DEFAULT_REDACT, ".mine"]
