@@ -155,7 +155,14 @@ class BridgeServer:
 
     async def _call(self, request: web.Request) -> web.StreamResponse:
         try:
-            text = (await request.read()).decode("utf-8")
+            raw = await request.read()
+        except web.HTTPRequestEntityTooLarge:
+            return web.json_response(
+                {"error": "invalid_params", "message": f"The body is larger than {limits.MAX_MESSAGE_BYTES >> 20} MB."},
+                status=413,
+            )
+        try:
+            text = raw.decode("utf-8")
             # Measured before parsing: a body nested thousands deep would fail in the parser.
             if limits.text_depth(text) > limits.MAX_WIRE_DEPTH:
                 return web.json_response(
