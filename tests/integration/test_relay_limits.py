@@ -52,3 +52,38 @@ async def test_an_overlong_line_is_answered_and_the_next_one_still_goes_through(
         os.close(write_fd)
         await asyncio.wait_for(task, 10)
         stdin.close()
+
+
+async def test_answers_still_owed_when_stdin_ends_are_delivered_before_the_relay_ends(make_app: AppFactory) -> None:
+    """A script that pipes its requests in and closes stdin gets every answer (it used to get none)."""
+    app = await make_app()
+    assert app.bridge is not None
+    read_fd, write_fd = os.pipe()
+    stdin = os.fdopen(read_fd, "rb")
+    stdout = Collected()
+    init = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
+    }
+    lines = [
+        init,
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {
+            "jsonrpc": "2.0",
+            "id": "two",
+            "method": "tools/call",
+            "params": {"name": "observe", "arguments": {"what": "pilot"}},
+        },
+    ]
+    os.write(write_fd, b"".join(json.dumps(line).encode() + b"\n" for line in lines))
+    os.close(write_fd)  # stdin ends before any answer came back
+    await asyncio.wait_for(
+        relay.relay(f"ws://127.0.0.1:{app.bridge.port}/mcp/ws", app.token, stdin, stdout),  # type: ignore[arg-type]
+        15,
+    )
+    stdin.close()
+    answers = stdout.lines()
+    assert [a["id"] for a in answers] == [1, "two"]
+    assert "ai_web_pilot" in json.dumps(answers[1]["result"])

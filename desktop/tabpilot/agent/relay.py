@@ -1,13 +1,16 @@
 """`tabpilot mcp`: MCP on stdio, pumped line for frame to the app's MCP socket and back.
 
-The relay parses nothing: each line from the client becomes one WebSocket frame and each frame from
-the app is written to stdout as it came. The MCP server itself — the official SDK's — runs in the app.
+Each line from the client becomes one WebSocket frame and each frame from the app is written to
+stdout as it came. The MCP server itself — the official SDK's — runs in the app. The relay only reads
+the ids of requests and answers, so that when the client closes stdin after its last request (a script
+piping a few lines in) the answers still owed are delivered before it ends.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import sys
 from typing import BinaryIO
 
@@ -20,7 +23,27 @@ MAX_MESSAGE = 64 * 1024 * 1024
 TOO_LONG = b'{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"A message longer than 64 MB was dropped."}}\n'
 
 
+DRAIN_LIMIT_S = 600.0
+"""After stdin ends, how long answers still owed may take (a workflow waits up to its wait_ms)."""
+
 _background: set[asyncio.Task[None]] = set()
+
+
+def _ids(text: str, *, answers: bool) -> list[object]:
+    """The ids of the requests (answers=False) or of the answers (True) in one JSON-RPC frame."""
+    try:
+        message = json.loads(text)
+    except ValueError:
+        return []
+    items = message if isinstance(message, list) else [message]
+    out: list[object] = []
+    for item in items:
+        if not isinstance(item, dict) or item.get("id") is None:
+            continue
+        is_answer = "result" in item or "error" in item
+        if is_answer == answers and (answers or "method" in item):
+            out.append(json.dumps(item["id"]))
+    return out
 
 
 async def _stdin_lines(stdin: BinaryIO) -> asyncio.StreamReader:
@@ -49,6 +72,9 @@ async def relay(url: str, token: str, stdin: BinaryIO, stdout: BinaryIO) -> None
             url, headers={"Authorization": f"Bearer {token}"}, max_msg_size=MAX_MESSAGE, autoping=True
         ) as ws,
     ):
+        owed: set[object] = set()
+        settled = asyncio.Event()
+        settled.set()
 
         async def up() -> None:
             while True:
@@ -61,7 +87,14 @@ async def relay(url: str, token: str, stdin: BinaryIO, stdout: BinaryIO) -> None
                 if not line:
                     break
                 if line.strip():
-                    await ws.send_str(line.decode("utf-8", errors="replace"))
+                    text = line.decode("utf-8", errors="replace")
+                    owed.update(_ids(text, answers=False))
+                    if owed:
+                        settled.clear()
+                    await ws.send_str(text)
+            # stdin ended: what the app still owes is delivered first (within a limit), then goodbye.
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(settled.wait(), DRAIN_LIMIT_S)
             await ws.close()
 
         async def down() -> None:
@@ -70,6 +103,9 @@ async def relay(url: str, token: str, stdin: BinaryIO, stdout: BinaryIO) -> None
                     data = frame.data if frame.data.endswith("\n") else frame.data + "\n"
                     stdout.write(data.encode("utf-8"))
                     stdout.flush()
+                    owed.difference_update(_ids(frame.data, answers=True))
+                    if not owed:
+                        settled.set()
                 elif frame.type in (aiohttp.WSMsgType.CLOSE, aiohttp.WSMsgType.ERROR):
                     break
 
