@@ -21,6 +21,25 @@ import keyring.errors
 from tabpilot.bridge.pairing import Pairing, pairings_from_json, pairings_to_json
 from tabpilot.engine.policy import Rule
 
+
+def _backend_errors() -> tuple[type[Exception], ...]:
+    """What a keyring call can raise: keyring's own errors, and — on Linux — the Secret Service library's,
+    which keyring lets through when an item vanishes between its search and its read (a delete racing a
+    read: gnome-keyring answers 'no such interface' for the gone item)."""
+    errors: list[type[Exception]] = [keyring.errors.KeyringError]
+    with contextlib.suppress(ImportError):
+        import secretstorage.exceptions
+
+        errors.append(secretstorage.exceptions.SecretStorageException)
+    with contextlib.suppress(ImportError):
+        import jeepney.wrappers
+
+        errors.append(jeepney.wrappers.DBusErrorResponse)
+    return tuple(errors)
+
+
+BACKEND_ERRORS = _backend_errors()
+
 log = logging.getLogger("tabpilot.vault")
 
 SECRETS_SERVICE = "tabpilot"
@@ -90,7 +109,7 @@ def get_token(account: str) -> str | None:
     _backend_ok()
     try:
         return keyring.get_password(TOKENS_SERVICE, account)
-    except keyring.errors.KeyringError as exc:
+    except BACKEND_ERRORS as exc:
         raise KeyringUnavailable(f"The OS keyring could not be read: {exc}") from exc
 
 
@@ -98,7 +117,7 @@ def rotate_token(account: str) -> str:
     token = secrets.token_urlsafe(32)
     try:
         keyring.set_password(TOKENS_SERVICE, account, token)
-    except keyring.errors.KeyringError as exc:
+    except BACKEND_ERRORS as exc:
         raise KeyringUnavailable(f"The OS keyring refused to store the token: {exc}") from exc
     return token
 
@@ -110,7 +129,7 @@ def get_or_create_token(account: str) -> str:
     token = secrets.token_urlsafe(32)
     try:
         keyring.set_password(TOKENS_SERVICE, account, token)
-    except keyring.errors.KeyringError as exc:
+    except BACKEND_ERRORS as exc:
         raise KeyringUnavailable(f"The OS keyring refused to store the token: {exc}") from exc
     log.info("created a new bridge token in the OS keyring")
     return token
@@ -121,7 +140,7 @@ def remembered_pilot(account: str) -> bool:
     agent can write turns the pilot on at the next start."""
     try:
         return keyring.get_password(TOKENS_SERVICE, f"pilot:{account}") == "on"
-    except keyring.errors.KeyringError:
+    except BACKEND_ERRORS:
         return False
 
 
@@ -133,7 +152,7 @@ def remember_pilot(account: str, on: bool) -> None:
             else:
                 with contextlib.suppress(keyring.errors.PasswordDeleteError):
                     keyring.delete_password(TOKENS_SERVICE, f"pilot:{account}")
-        except keyring.errors.KeyringError:
+        except BACKEND_ERRORS:
             log.warning("could not remember the AI Web Pilot choice in the OS keyring")
 
     _writer.submit(job)
@@ -149,7 +168,7 @@ class KeyringDocument:
     def read(self) -> Any:
         try:
             text = keyring.get_password(TOKENS_SERVICE, self.account)
-        except keyring.errors.KeyringError:
+        except BACKEND_ERRORS:
             log.warning("could not read %s from the OS keyring", self.account.split(":")[0])
             return None
         if not text:
@@ -165,7 +184,7 @@ class KeyringDocument:
         def job() -> None:
             try:
                 keyring.set_password(TOKENS_SERVICE, self.account, text)
-            except keyring.errors.KeyringError:
+            except BACKEND_ERRORS:
                 log.warning("could not save %s in the OS keyring", self.account.split(":")[0])
 
         _writer.submit(job)
@@ -177,7 +196,7 @@ class KeyringDocument:
         _writer.flush()
         try:
             keyring.set_password(TOKENS_SERVICE, self.account, text)
-        except keyring.errors.KeyringError as exc:
+        except BACKEND_ERRORS as exc:
             raise KeyringUnavailable(f"The OS keyring refused to save {self.account.split(':')[0]}: {exc}") from exc
 
 

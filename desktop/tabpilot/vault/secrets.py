@@ -20,7 +20,7 @@ import keyring
 import keyring.errors
 
 from tabpilot.storage.atomic import write_atomic
-from tabpilot.vault.keyring_store import SECRETS_SERVICE, KeyringDocument
+from tabpilot.vault.keyring_store import BACKEND_ERRORS, SECRETS_SERVICE, KeyringDocument
 
 log = logging.getLogger("tabpilot.vault")
 
@@ -96,7 +96,7 @@ class KeyringSecrets(SecretsVault):
     def get(self, name: str) -> str | None:
         try:
             return keyring.get_password(SECRETS_SERVICE, name)
-        except keyring.errors.KeyringError:
+        except BACKEND_ERRORS:
             log.warning("could not read secret %s from the OS keyring", name)
             return None
 
