@@ -9,6 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
+from tabpilot.engine import scrubbing
 from tabpilot.engine.commands import ApprovalScope, Command, Registry
 from tabpilot.engine.context import CommandContext
 from tabpilot.engine.errors import TabpilotError, new_log_ref
@@ -110,6 +111,23 @@ class Engine:
         `approved` is for runs a person starts in the UI (they are the one acting): no pilot gate and no
         prompt; a replay's domain lock still holds. Agents' paths (MCP, HTTP) never set it.
         """
+        try:
+            return dict(self._scrubbed(await self._call(tool, args, agent, progress, approved)))
+        except TabpilotError as exc:
+            # Every answer to an agent passes here (MCP, the HTTP API, the CLI): secrets the engine typed
+            # this run never go back — not in results, not in error messages or their details.
+            if self.known_secrets:
+                exc.message = self._scrubbed(exc.message)
+                exc.args = (exc.message,)
+                exc.details = self._scrubbed(exc.details)
+            raise
+
+    def _scrubbed(self, value: Any) -> Any:
+        return scrubbing.scrub(value, self.known_secrets) if self.known_secrets else value
+
+    async def _call(
+        self, tool: str, args: dict[str, Any], agent: str, progress: ProgressCallback | None, approved: bool
+    ) -> dict[str, Any]:
         self.last_call = self.clock.monotonic()
         command, params = self.registry.resolve(tool, args)
         if not approved:

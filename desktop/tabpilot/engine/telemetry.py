@@ -10,12 +10,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from tabpilot.engine import scrubbing
 from tabpilot.engine.capture import BUFFER_SIZES, GATED, Kind, Match, Page, store_for
 from tabpilot.engine.commands import Command
 from tabpilot.engine.context import CommandContext
 from tabpilot.engine.errors import TabpilotError
 from tabpilot.engine.params import Param
-from tabpilot.engine.workflows import scrub
 
 LEVELS = ("debug", "log", "info", "warn", "error")
 DIRECTIONS = ("incoming", "outgoing")
@@ -68,8 +68,9 @@ async def _read(ctx: CommandContext, p: dict[str, Any], kind: Kind, match: Match
             "note": OFF_NOTES[kind],
         }
     page = store.entries(kind, tab_id=tab_id, match=match, limit=p["limit"], since_cursor=p["since_cursor"])
-    # A page echoes what was typed into it: secrets Tabpilot filled in never come back in clear.
-    return dict(scrub(_answer(page, tab_id, kind), ctx.engine.known_secrets))
+    # A page echoes what was typed into it, keystroke by keystroke ('S', 'S3', 'S3c', …): secrets Tabpilot
+    # typed never come back in clear, nor the beginnings of them.
+    return dict(scrubbing.scrub(_answer(page, tab_id, kind), ctx.engine.known_secrets, prefixes=True))
 
 
 def _answer(page: Page, tab_id: int | None, kind: Kind) -> dict[str, Any]:

@@ -7,14 +7,14 @@ a hand-written one needs only `workflow_id`, `name` and `steps`. Everything here
 from __future__ import annotations
 
 import copy
-import json
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
-from urllib.parse import quote, quote_plus, urlsplit
+from urllib.parse import urlsplit
 
+from tabpilot.engine import scrubbing
 from tabpilot.engine.errors import TabpilotError, shown
 
 MAX_STEPS = 50
@@ -369,30 +369,8 @@ def resolve(
 
 def scrub(value: Any, secrets: dict[str, str]) -> Any:
     """Replace every secret value that shows up in results or messages by its reference — as typed, and
-    as a page would echo it in a URL or in JSON."""
-    if not secrets:
-        return value
-    forms: dict[str, str] = {}
-    for name, secret in secrets.items():
-        if len(secret) < 3:  # too short to find without scrubbing ordinary text
-            continue
-        ref = f"{{{{secret:{name}}}}}"
-        for form in (secret, quote(secret, safe=""), quote_plus(secret), json.dumps(secret)[1:-1]):
-            forms.setdefault(form, ref)
-    pairs = sorted(forms.items(), key=lambda p: -len(p[0]))
-
-    def walk(item: Any) -> Any:
-        if isinstance(item, str):
-            for secret, ref in pairs:
-                item = item.replace(secret, ref)
-            return item
-        if isinstance(item, dict):
-            return {k: walk(v) for k, v in item.items()}
-        if isinstance(item, list):
-            return [walk(v) for v in item]
-        return item
-
-    return walk(value)
+    as a page would echo it (URL-encoded, in JSON, HTML-escaped, base64)."""
+    return scrubbing.scrub(value, secrets)
 
 
 _PATH = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)((?:\[\d+\])*)")
