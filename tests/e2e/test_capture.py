@@ -477,3 +477,47 @@ def _rss_kb() -> int:
         if row.startswith("VmRSS:"):
             return int(row.split()[1])
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+
+
+BODY_SECRETS = ("BODY-PW-1x", "BODY-TOK-2y", "FORM-PW-3z", "MULTI-PW-4w", "WS-TOKEN-5v")
+
+
+async def test_credentials_inside_bodies_and_websocket_json_are_redacted(
+    mcp: StdioMcp, capture_page: Any, e2e_app: App, bodies_on: None
+) -> None:
+    """A login's password and an API's session token sit in the body itself, where header stripping never
+    looks: JSON, form-encoded and multipart bodies, both ways, and WebSocket JSON keep them out."""
+    tab_id = (await observe(mcp, "logs"))["tab_id"]
+    await until(lambda: page_follows(e2e_app, tab_id, bodies=True), what="the page to follow the new toggle")
+    echoed = await capture_page.evaluate(
+        """async () => {
+            const json = JSON.stringify({user: "alice", password: "BODY-PW-1x", auth: {session_token: "BODY-TOK-2y"}});
+            const a = await (await fetch("/api/echo-back?tag=cred-json", {method: "POST",
+                headers: {"Content-Type": "application/json"}, body: json})).text();
+            const b = await (await fetch("/api/echo-back?tag=cred-form", {method: "POST",
+                headers: {"Content-Type": "application/x-www-form-urlencoded"},
+                body: "user=alice&password=FORM-PW-3z"})).text();
+            const form = new FormData(); form.append("user", "alice"); form.append("password", "MULTI-PW-4w");
+            const c = await (await fetch("/api/echo-back?tag=cred-multi", {method: "POST", body: form})).text();
+            await new Promise((resolve) => {
+                const ws = new WebSocket(`ws://${location.host}/ws/echo?cred=1`);
+                ws.onopen = () => ws.send(JSON.stringify({type: "auth", token: "WS-TOKEN-5v", user: "alice"}));
+                ws.onmessage = () => { ws.close(); resolve(); };
+            });
+            return [a, b, c];
+        }"""
+    )
+    # The page itself got its bodies untouched.
+    assert "BODY-PW-1x" in echoed[0] and "FORM-PW-3z" in echoed[1] and "MULTI-PW-4w" in echoed[2]
+
+    bodies = await until(
+        lambda: _at_least(entries(mcp, "network_bodies", url_filter="tag=cred-"), 3), what="three bodies"
+    )
+    frames = await until(
+        lambda: _at_least(entries(mcp, "websocket_events", url_filter="cred=1", direction="outgoing"), 1),
+        what="the WebSocket message",
+    )
+    text = json.dumps(bodies) + json.dumps(frames)
+    for secret in BODY_SECRETS:
+        assert secret not in text, f"{secret} leaked from a captured body"
+    assert "[REDACTED]" in text and "alice" in text, "only the credentials go; the rest of the body stays"

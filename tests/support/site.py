@@ -53,6 +53,7 @@ class FixtureSite:
         app.router.add_get("/api/big", self._api_big)
         app.router.add_get("/api/stream-binary", self._api_stream_binary)
         app.router.add_post("/api/echo-body", self._api_echo_body)
+        app.router.add_post("/api/echo-back", self._api_echo_back)
         app.router.add_get("/api/echo-headers", self._api_echo_headers)
         app.router.add_get("/ws/echo", self._ws_echo)
         app.router.add_get("/ws/sink", self._ws_sink)
@@ -213,6 +214,10 @@ class FixtureSite:
     async def _api_echo_body(self, request: web.Request) -> web.StreamResponse:
         body = await request.text()
         return web.json_response({"received_chars": len(body)})
+
+    async def _api_echo_back(self, request: web.Request) -> web.StreamResponse:
+        """The body as it came, with its content type: a response that carries what the request carried."""
+        return web.Response(body=await request.read(), content_type=request.content_type)
 
     async def _api_echo_headers(self, request: web.Request) -> web.StreamResponse:
         """Which headers arrived, each with a digest of its value (never the value itself), so a page can

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 from urllib.parse import urlsplit, urlunsplit
 
+from tabpilot.engine.body_redact import redact_body
 from tabpilot.engine.pilot import PilotState
 
 Kind = Literal["logs", "errors", "network", "network_bodies", "websocket_events"]
@@ -78,6 +79,11 @@ RING_BYTES: dict[Kind, int] = {
 """Per tab and kind, on top of the count: a few large items cannot take more memory than this."""
 STORE_BYTES = 48 * 1024 * 1024
 """All tabs together; beyond it the least recently active tab's oldest entries go first."""
+BODY_FIELDS: dict[Kind, tuple[str, ...]] = {
+    "network_bodies": ("requestBody", "responseBody", "request_body", "response_body"),
+    "websocket_events": ("data",),
+}
+"""Text whose sensitive keys are redacted (JSON, form-encoded and multipart bodies; WebSocket JSON)."""
 HEADER_FIELDS = ("requestHeaders", "responseHeaders", "request_headers", "response_headers")
 
 # Bounds for one item (the page side cuts first; these hold whatever arrives).
@@ -391,6 +397,8 @@ def _bounded_item(raw: Mapping[str, Any], kind: Kind) -> dict[str, Any]:
             continue
         if key in URL_FIELDS and isinstance(value, str):
             value = safe_url(value)
+        if key in BODY_FIELDS.get(kind, ()) and isinstance(value, str):
+            value = redact_body(value)  # a password or session token inside the body itself
         item[key] = _bounded(value, limit, 0, cut, budget)
     if cut[0]:
         item["truncated"] = True
