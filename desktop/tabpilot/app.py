@@ -12,7 +12,7 @@ import time
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
-from tabpilot import __version__
+from tabpilot import __version__, logsetup
 from tabpilot.bridge.link import ExtensionLink
 from tabpilot.bridge.pairing import CODE_LIFETIME_S, HOLD_OFF_S, PairingBook, PendingRequest, key_of, show_code
 from tabpilot.bridge.protocol import Hello, Refused
@@ -59,6 +59,17 @@ class AppOptions:
     idle_exit_s: float | None = None
 
 
+def _secrets_of(app: App) -> list[str]:
+    """What no log line may show: the bridge token (also after a rotation), the managed browser's launch
+    secret, the pairing codes open now, and the keyring secrets this run resolved."""
+    values = [app.token, *app.engine.known_secrets.values()]
+    if app.managed is not None and app.managed.nonce:
+        values.append(app.managed.nonce)
+    for code in app.pairings.open_codes():
+        values += [code, show_code(code)]
+    return values
+
+
 class App:
     def __init__(self, paths: Paths, options: AppOptions, approvals: ApprovalPort) -> None:
         self.paths = paths
@@ -101,6 +112,7 @@ class App:
         self._awaiting_link = False
         self._linked_pairs: set[str] = set()
         self._tasks: set[asyncio.Task[Any]] = set()
+        logsetup.register_secret_source(self, _secrets_of)
 
     # -- lifecycle -------------------------------------------------------------------------------
 

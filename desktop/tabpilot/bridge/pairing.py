@@ -258,6 +258,10 @@ class PairingBook:
         self._changed()
         return pending
 
+    def open_codes(self) -> list[str]:
+        """The codes open now, expired or not, without side effects (the log's scrubber asks, from any thread)."""
+        return list(self._pending)
+
     def pending(self) -> list[PendingRequest]:
         self._expire()
         return list(self._pending.values())
