@@ -29,6 +29,48 @@ QUIET_ARGS = (
     "--silent-debugger-extension-api",
 )
 RELAUNCH_DELAYS_S = (1.0, 2.0, 5.0, 10.0, 30.0)
+NO_SAVING_ARGS = ("--disable-features=AutofillServerCommunication,PasswordManagerOnboarding",)
+NO_SAVING_PREFS: dict[str, dict[str, Any]] = {
+    # What an agent types (a secret from the keyring, a password) must not stay in the profile: no
+    # "Save password?", no password store, no autofill tables (Default/Web Data, Login Data).
+    "credentials_enable_service": {"": False},
+    "credentials_enable_autosignin": {"": False},
+    "profile": {"password_manager_enabled": False, "password_manager_leak_detection": False},
+    "autofill": {"enabled": False, "profile_enabled": False, "credit_card_enabled": False},
+}
+
+
+def no_saving_preferences(profile: Path) -> None:
+    """Merge the preferences that switch password saving and autofill off into the profile (before each
+    launch: Chromium rewrites the file, and a person may have changed it in the window)."""
+    prefs_file = profile / "Default" / "Preferences"
+    prefs_file.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    try:
+        prefs = json.loads(prefs_file.read_text(encoding="utf-8"))
+        if not isinstance(prefs, dict):
+            prefs = {}
+    except (OSError, ValueError):
+        prefs = {}
+    for key, values in NO_SAVING_PREFS.items():
+        if "" in values:
+            prefs[key] = values[""]
+            continue
+        section = prefs.get(key)
+        prefs[key] = {**(section if isinstance(section, dict) else {}), **values}
+    prefs_file.write_text(json.dumps(prefs), encoding="utf-8")
+    no_session_files(profile)
+
+
+def no_session_files(profile: Path) -> None:
+    """Chromium keeps each tab's form state (what was typed into text fields) in Default/Sessions, for
+    restoring tabs after a restart. The managed browser restores nothing: a plain file where that folder
+    would be leaves it nowhere to write (permissions would not stop a browser running as root)."""
+    sessions = profile / "Default" / "Sessions"
+    if sessions.is_dir() and not sessions.is_symlink():
+        shutil.rmtree(sessions, ignore_errors=True)
+    if not sessions.exists():
+        sessions.write_bytes(b"")
+        sessions.chmod(0o400)
 
 
 class ManagedBrowser:
@@ -106,6 +148,7 @@ class ManagedBrowser:
         ext = self._prepare_extension()
         executable = find_browser(self.executable)
         self.paths.browser_profile.mkdir(parents=True, exist_ok=True, mode=0o700)
+        no_saving_preferences(self.paths.browser_profile)
         log.info(
             "launching the managed browser (%s, %s)",
             executable or "Playwright's Chromium",
@@ -116,7 +159,7 @@ class ManagedBrowser:
             executable_path=executable,
             headless=self.headless,
             no_viewport=True,
-            args=[f"--disable-extensions-except={ext}", f"--load-extension={ext}", *QUIET_ARGS],
+            args=[f"--disable-extensions-except={ext}", f"--load-extension={ext}", *QUIET_ARGS, *NO_SAVING_ARGS],
             ignore_default_args=["--enable-automation", "--disable-extensions"],
         )
         self._context = context
