@@ -50,6 +50,41 @@ async function evaluate(tabId, expression, timeoutMs) {
   return { value: r.result?.value };
 }
 
+/** Compile `source` alone (never run it): its syntax error with a 1-based line and column, or null. */
+async function compileError(tabId, source) {
+  // compileScript wants the Runtime domain on; only this rare path (a script that did not compile) pays for it.
+  await cdp.send(tabId, "Runtime.enable");
+  let r;
+  try {
+    r = await cdp.send(tabId, "Runtime.compileScript", { expression: source, sourceURL: "", persistScript: false });
+  } finally {
+    await cdp.send(tabId, "Runtime.disable").catch(() => {});
+  }
+  const d = r?.exceptionDetails;
+  if (!d) return null;
+  const text = String(d.exception?.description ?? d.text ?? "SyntaxError").split("\n")[0];
+  return { message: text.replace(/^Uncaught /, ""), line: (d.lineNumber ?? 0) + 1, column: (d.columnNumber ?? 0) + 1 };
+}
+
+/**
+ * Why the agent's script does not compile, in terms of the script itself — never the wrapper around it
+ * (`1+` used to read "Unexpected token '}'", a brace the agent never wrote).
+ */
+async function scriptSyntaxError(tabId, script) {
+  const alone = await compileError(tabId, script).catch(() => null);
+  // As a plain script, `return` and `await` at the top are illegal though fine in execute_js: then judge it
+  // as the function body it is, one line down, and speak of the agent's lines.
+  if (alone && !/Illegal return|await is only valid|Unexpected reserved word/i.test(alone.message)) return alone;
+  const asBody = await compileError(tabId, `(async function () {\n${script}\n})`).catch(() => null);
+  if (!asBody) return alone;
+  const lines = script.split("\n");
+  const line = asBody.line - 1;
+  if (line > lines.length || line < 1) {
+    return { message: "SyntaxError: Unexpected end of input", line: lines.length, column: lines[lines.length - 1].length + 1 };
+  }
+  return { ...asBody, line };
+}
+
 /** After a timeout: if the page's main thread is still stuck (an async runaway), stop the script. */
 async function unstick(tabId) {
   const probe = cdp.send(tabId, "Runtime.evaluate", { expression: "1", returnByValue: true });
@@ -72,6 +107,18 @@ export async function executeJs(tab, { script, timeout_ms: timeoutMs = 5000 }) {
     throw new TPError(Codes.TIMEOUT, `The script ran longer than ${timeoutMs} ms and was stopped; the page is still usable.`, {
       timeout_ms: timeoutMs,
     });
+  }
+  if (outcome.compileError) {
+    const found = await scriptSyntaxError(tab.id, script);
+    if (found) {
+      const [kind, ...rest] = found.message.split(": ");
+      const what = rest.length ? rest.join(": ") : kind;
+      return {
+        success: false,
+        error: `${rest.length ? kind : "SyntaxError"} in your script at line ${found.line}, column ${found.column}: ${what}`,
+        stack: "",
+      };
+    }
   }
   if (outcome.description !== undefined) {
     const [first] = outcome.description.split("\n");

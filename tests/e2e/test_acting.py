@@ -84,6 +84,30 @@ async def test_a_runaway_script_is_stopped_and_the_page_stays_usable(mcp: StdioM
     assert await tab.evaluate("1 + 2") == 3
 
 
+async def test_a_syntax_error_is_reported_against_the_agents_own_script(
+    mcp: StdioMcp, tab: Any, pilot_on: None
+) -> None:
+    """Never a token of Tabpilot's wrapper (`1+` used to say "Unexpected token '}'"): the agent's line."""
+    cases = {
+        "1+": ("line 1", "Unexpected end of input"),
+        "function(": ("line 1", ""),
+        "const a = 1;\nconst b = 2;\nconst = 3;\nreturn a + b;": ("line 3", ""),
+        "const ok = 1;\nif (ok) {\n  return ok;": ("", "Unexpected end of input"),
+    }
+    for script, (where, what) in cases.items():
+        answer = await mcp.ok("interact", {"action": "execute_js", "script": script})
+        assert answer["success"] is False, script
+        assert answer["error"].startswith("SyntaxError in your script"), answer
+        assert where in answer["error"] and what in answer["error"], answer
+        assert "'}'" not in answer["error"] and "')'" not in answer["error"], answer
+    # Scripts that are fine still run: an expression, a body with return, await at the top.
+    assert (await mcp.ok("interact", {"action": "execute_js", "script": "2 * 21"}))["result"] == 42
+    body = "const xs = [1, 2];\nreturn xs.length;"
+    assert (await mcp.ok("interact", {"action": "execute_js", "script": body}))["result"] == 2
+    awaited = "const v = await Promise.resolve(5);\nreturn v + 1;"
+    assert (await mcp.ok("interact", {"action": "execute_js", "script": awaited}))["result"] == 6
+
+
 async def test_execute_js_works_under_a_strict_csp(mcp: StdioMcp, tab: Any, pilot_on: None, site: FixtureSite) -> None:
     response = await tab.goto(site.url("/csp.html"))
     assert "script-src 'self'" in (await response.all_headers())["content-security-policy"]
