@@ -4,6 +4,7 @@
 import * as cdp from "./cdp.js";
 import { askPage } from "./content.js";
 import { chordEvents, keyForChar, parseChord } from "./keys.js";
+import { navigationNote, watchNavigation } from "./follow.js";
 import { Codes, TPError } from "./protocol.js";
 import { budget, inPage, requireString } from "./waiting.js";
 
@@ -60,8 +61,14 @@ export async function clickSelector(tabId, selector, deadline) {
 
 export async function click(tab, params, frameMs) {
   const deadline = budget(params, frameMs);
-  await clickSelector(tab.id, requireString(params, "selector"), deadline);
-  return { clicked: true };
+  const followed = watchNavigation(tab.id);
+  try {
+    await clickSelector(tab.id, requireString(params, "selector"), deadline);
+  } catch (err) {
+    await followed(0);
+    throw err;
+  }
+  return { clicked: true, ...navigationNote(await followed(deadline.left())) };
 }
 
 async function focusSelector(tabId, selector, action, deadline) {
@@ -104,6 +111,12 @@ export async function press(tab, params, frameMs) {
   } else {
     await cdp.attach(tab.id);
   }
-  for (const ev of chordEvents(chord)) await input(tab.id, "Input.dispatchKeyEvent", ev, deadline);
-  return { pressed: params.key };
+  const followed = watchNavigation(tab.id);
+  try {
+    for (const ev of chordEvents(chord)) await input(tab.id, "Input.dispatchKeyEvent", ev, deadline);
+  } catch (err) {
+    await followed(0);
+    throw err;
+  }
+  return { pressed: params.key, ...navigationNote(await followed(deadline.left())) };
 }

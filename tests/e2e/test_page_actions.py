@@ -141,6 +141,30 @@ async def test_click_is_a_trusted_click_on_the_element(
     assert await tab.text_content("#clicks") == "clicked, trusted=true, at a point"
 
 
+async def test_a_click_or_enter_that_submits_a_form_answers_once_the_new_page_has_loaded(
+    e2e_app: App, tab: Any, site: FixtureSite, pilot_on: None
+) -> None:
+    """The next read sees the page the action led to, even when that page is slow (1.5 s here)."""
+    await open_page(e2e_app, tab, site, "/slow-form.html")
+    clicked = await call(e2e_app, "dom.click", {"selector": "#send", "timeout_ms": 8000}, timeout_s=10)
+    assert clicked["clicked"] is True
+    assert clicked["navigation"]["status"] == "complete" and "/slow?" in clicked["navigation"]["url"]
+    assert clicked["navigation"]["title"] == "Slow"
+    page = await call(e2e_app, "page.info", {})
+    assert page["title"] == "Slow" and "/slow?" in page["url"]
+
+    await open_page(e2e_app, tab, site, "/slow-form.html")
+    pressed = await call(e2e_app, "dom.press", {"key": "Enter", "selector": "#note", "timeout_ms": 8000}, timeout_s=10)
+    assert pressed["navigation"]["status"] == "complete"
+    assert (await call(e2e_app, "page.info", {}))["title"] == "Slow"
+
+    # A click that starts no navigation says nothing of one, and the page stays.
+    await open_page(e2e_app, tab, site, "/slow-form.html")
+    stayed = await call(e2e_app, "dom.click", {"selector": "#local", "timeout_ms": 2000})
+    assert stayed == {"clicked": True}
+    assert await tab.text_content("#local") == "Pressed"
+
+
 async def test_click_scrolls_a_far_element_into_view(e2e_app: App, tab: Any, site: FixtureSite, pilot_on: None) -> None:
     await open_page(e2e_app, tab, site, "/actions.html")
     await tab.evaluate(

@@ -180,7 +180,8 @@ async def test_an_agents_click_asks_with_the_target_outlined_and_the_answer_is_w
     assert (rule.kind, rule.origin, rule.agent) == ("site", site.origin, "test-agent")
     assert rule.expires_at is not None and round(rule.expires_at - rule.created_at) == 5 * 60
     asked = len(browsing.asked)
-    assert await no_prompt_for(dialogs, click_call(app, "#to-second")) == {"clicked": True}
+    followed = await no_prompt_for(dialogs, click_call(app, "#to-second"))
+    assert followed["clicked"] is True and followed["navigation"]["status"] == "complete"
     assert len(browsing.asked) == asked
     await until(lambda: "GET /second.html" in site.requests, timeout=10, what="the allowed click's navigation")
     await browsing.shows(site.url("/second.html"))
