@@ -77,7 +77,8 @@ export async function nextPage(tab, params, frameMs) {
     }
     const url = seen.url ?? (await chrome.tabs.get(tab.id)).url ?? "";
     if (seen.how === "same") return { moved: false, reason: "no_change", url };
-    return { moved: true, url };
+    // How it moved: a new document, or the list changed in place (rows replaced, or appended to).
+    return { moved: true, url, how: seen.how === "navigated" ? "navigate" : "in_place" };
   } finally {
     nav.stop();
   }

@@ -67,6 +67,47 @@ async def test_extract_follows_three_pages_with_typed_fields(
     assert meta["duration_ms"] >= 0
 
 
+async def test_pagination_tells_a_load_more_that_appends_from_a_list_swapped_in_place_and_a_next_link(
+    mcp: StdioMcp, tab: Any, pilot_on: None, site: FixtureSite
+) -> None:
+    """Each row once, whatever the pages do: a "Load more" that appends 10 + 10 + 5 items gives 25 rows
+    (it once gave 10 + 20 + 25 = 55), and metadata.pagination says which way the pages came."""
+    items = {"text": ". | text"}
+
+    async def paginate(path: str, next_selector: str, pages: int = 5) -> dict[str, Any]:
+        await tab.goto(site.url(path))
+        return await mcp.ok(
+            "interact",
+            scrape(
+                "extract",
+                selector="#items li.item",
+                schema=items,
+                options={"paginate": {"next_selector": next_selector, "max_pages": pages, "delay_ms": 0}},
+            ),
+        )
+
+    appended = await paginate("/load-more.html", "#more")
+    assert [row["text"] for row in appended["data"]] == [f"Item {n}" for n in range(1, 26)]
+    assert appended["metadata"]["pagination"] == "append"
+    assert appended["metadata"]["pages_scraped"] == 3
+
+    swapped = await paginate("/swap.html", "#next")
+    assert [row["text"] for row in swapped["data"]] == [f"Item {n}" for n in range(1, 16)]
+    assert swapped["metadata"]["pagination"] == "replace"
+
+    await tab.goto(site.url("/table?page=1"))
+    linked = await mcp.ok(
+        "interact",
+        scrape(
+            "extract",
+            selector="#rows tr",
+            schema=TABLE,
+            options={"paginate": {"next_selector": "a.next-page", "max_pages": 5, "delay_ms": 0}},
+        ),
+    )
+    assert linked["metadata"]["pagination"] == "navigate" and linked["metadata"]["rows_extracted"] == 15
+
+
 async def test_max_pages_stops_pagination(mcp: StdioMcp, tab: Any, pilot_on: None, site: FixtureSite) -> None:
     await tab.goto(site.url("/table?page=1"))
     result = await mcp.ok(

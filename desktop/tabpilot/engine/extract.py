@@ -45,6 +45,9 @@ class Extracted:
     truncated: bool = False
     url: str = ""
     size: int = 0
+    pagination: str | None = None
+    """How the pages came: "navigate" (a new document each), "replace" (the list swapped in place) or
+    "append" (a "Load more" that adds to the list: only the new rows are taken)."""
 
     def warn(self, message: str) -> None:
         if message not in self.warnings:
@@ -76,6 +79,8 @@ async def extract(
     max_pages = paginate.max_pages if paginate else 1
     pages = 0
     """This call's pages (`out` may already hold an earlier workflow step's)."""
+    previous: list[dict[str, Any]] = []
+    moved_in_place = False
     while True:
         left = budget_bytes - out.size
         page = await ctx.browser_request(
@@ -89,7 +94,14 @@ async def extract(
         for warning in page.get("warnings") or []:
             out.warn(str(warning))
         rows = [r for r in page.get("rows") or [] if isinstance(r, dict)]
-        for row in rows:
+        fresh = rows
+        if moved_in_place:
+            # The same list, grown: the rows read before come first again. Take each row once.
+            appended = len(rows) > len(previous) and rows[: len(previous)] == previous
+            out.pagination = "append" if appended else "replace"
+            fresh = rows[len(previous) :] if appended else rows
+        previous = rows
+        for row in fresh:
             size = len(json.dumps(row, ensure_ascii=False, separators=(",", ":")).encode()) + 1  # bytes, as the page
             if out.size + size > budget_bytes:
                 out.truncated = True
@@ -118,6 +130,9 @@ async def extract(
             if moved.get("reason") == "no_change":
                 out.warn(f"Clicking '{paginate.next_selector}' did not change the page; pagination stopped.")
             break
+        moved_in_place = moved.get("how") == "in_place"
+        if not moved_in_place:
+            out.pagination = "navigate"
         if paginate.delay_ms:
             await asyncio.sleep(paginate.delay_ms / 1000)
     if schema.row_schema is not None:

@@ -115,6 +115,8 @@ async def _extract(ctx: CommandContext, p: dict[str, Any]) -> dict[str, Any]:
     }
     if out.truncated:
         metadata["truncated"] = True
+    if out.pagination:
+        metadata["pagination"] = out.pagination
     if schema.row_schema is not None:
         metadata["validation_errors"] = out.validation_errors
     return {"status": "complete", "correlation_id": ctx.job.correlation_id, "data": out.rows, "metadata": metadata}
@@ -252,6 +254,8 @@ async def _run(
         "errors": outcome.errors,
         "warnings": extracted.warnings,
     }
+    if extracted.pagination:
+        metadata["pagination"] = extracted.pagination
     if recorded:
         metadata["recorded"] = True
     if replayed:
