@@ -5,6 +5,8 @@ output. The managed browser saves no passwords and no autofill entries."""
 from __future__ import annotations
 
 import asyncio
+import base64
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -111,6 +113,29 @@ async def test_nothing_typed_nor_the_token_is_left_in_any_file_after_a_verbose_s
                     {"action": "scrape", "operation": "workflow", "steps": steps, "step_delay_ms": 0},
                 )
                 assert run["status"] == "complete", run
+                # The secret sits in the page now: no read gives it back, plain or encoded.
+                again = [
+                    {"type": "navigate", "url": site.url("/login")},
+                    {"type": "fill", "selector": "#user", "value": "{{secret:apikey}}"},
+                ]
+                await mcp.ok("interact", {"action": "scrape", "operation": "workflow", "steps": again})
+                script = "const v = document.querySelector('#user').value; return [v, btoa(v), encodeURIComponent(v)];"
+                reads = [
+                    await mcp.ok("interact", {"action": "execute_js", "script": script}),
+                    await mcp.ok("observe", {"what": "dom", "selector": "#user", "properties": ["value"]}),
+                    await mcp.ok(
+                        "interact",
+                        {
+                            "action": "scrape",
+                            "operation": "extract",
+                            "selector": "form",
+                            "schema": {"u": "#user | attr:value"},
+                        },
+                    ),
+                ]
+                shown = json.dumps(reads)
+                assert SECRET not in shown and base64.b64encode(SECRET.encode()).decode() not in shown, shown
+                assert "{{secret:apikey}}" in shown, "the reads name the secret instead"
             finally:
                 await mcp.close()
             stopped = await asyncio.to_thread(tabpilot, home, "stop")
