@@ -7,7 +7,7 @@ from urllib.parse import urlsplit
 
 from tabpilot.engine.commands import Command
 from tabpilot.engine.context import CommandContext
-from tabpilot.engine.errors import TabpilotError
+from tabpilot.engine.errors import TabpilotError, shown
 from tabpilot.engine.params import Param
 from tabpilot.engine.workflows import resolve, scrub
 
@@ -23,7 +23,7 @@ def check_url(url: str) -> str:
     if parts.scheme not in NAVIGABLE_SCHEMES or not parts.netloc:
         raise TabpilotError(
             "invalid_params",
-            f"'url' must be an absolute http(s) URL (or about:blank); got {url[:200]!r}.",
+            f"'url' must be an absolute http(s) URL (or about:blank); got {shown(url)}.",
             param="url",
         )
     return url

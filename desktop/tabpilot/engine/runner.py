@@ -9,7 +9,7 @@ from typing import Any
 from urllib.parse import parse_qsl, unquote, urlsplit
 
 from tabpilot.engine.context import CommandContext
-from tabpilot.engine.errors import TabpilotError
+from tabpilot.engine.errors import TabpilotError, shown
 from tabpilot.engine.extract import DEFAULT_ELEMENT_TIMEOUT_MS, Extracted, Pagination, extract
 from tabpilot.engine.extract_spec import parse_schema
 from tabpilot.engine.workflows import ErrorRecovery
@@ -177,4 +177,4 @@ class WorkflowRunner:
                     await asyncio.sleep(self.step_delay_s)
                 await self._guarded(f"{index}.{name}[{j}]", inner)
         else:  # check_steps refuses unknown types before a run starts
-            raise TabpilotError("invalid_params", f"unknown step type {kind!r}")
+            raise TabpilotError("invalid_params", f"unknown step type {shown(kind)}")

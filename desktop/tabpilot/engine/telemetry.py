@@ -14,7 +14,7 @@ from tabpilot.engine import scrubbing
 from tabpilot.engine.capture import BUFFER_SIZES, GATED, Kind, Match, Page, store_for
 from tabpilot.engine.commands import Command
 from tabpilot.engine.context import CommandContext
-from tabpilot.engine.errors import TabpilotError
+from tabpilot.engine.errors import TabpilotError, shown
 from tabpilot.engine.params import Param
 
 LEVELS = ("debug", "log", "info", "warn", "error")
@@ -100,7 +100,7 @@ def _one_of(p: Mapping[str, Any], name: str, allowed: tuple[str, ...]) -> str | 
     value = p.get(name)
     if value is not None and value not in allowed:
         raise TabpilotError(
-            "invalid_params", f"'{name}' must be one of {', '.join(allowed)}; got {value!r}.", param=name
+            "invalid_params", f"'{name}' must be one of {', '.join(allowed)}; got {shown(value)}.", param=name
         )
     return value if isinstance(value, str) else None
 
