@@ -292,9 +292,8 @@ async def test_pressing_enter_in_a_field_submits_its_form(
 ) -> None:
     await open_page(e2e_app, tab, site, "/actions.html")
     await call(e2e_app, "dom.type", {"selector": "#q", "text": "kittens", "timeout_ms": 2000})
-    assert await call(e2e_app, "dom.press", {"selector": "#q", "key": "Enter", "timeout_ms": 2000}) == {
-        "pressed": "Enter"
-    }
+    pressed = await call(e2e_app, "dom.press", {"selector": "#q", "key": "Enter", "timeout_ms": 2000})
+    assert pressed["pressed"] == "Enter" and pressed["navigation"]["status"] == "complete"
     await until(lambda: tab.url.startswith(site.url("/submitted")), timeout=5, what="the form submission")
     done = await call(e2e_app, "dom.wait", {"selector": "#values", "state": "visible", "timeout_ms": 4000})
     assert done["state"] == "visible"
@@ -641,7 +640,7 @@ async def test_next_page_walks_server_pages_until_there_is_no_next(
     assert (await labels(e2e_app))[0] == "Row 1 of page 1"
     for page in (2, 3):
         moved = await call(e2e_app, "scrape.next_page", NEXT)
-        assert moved == {"moved": True, "url": site.url(f"/table?page={page}")}
+        assert moved == {"moved": True, "url": site.url(f"/table?page={page}"), "how": "navigate"}
         assert await labels(e2e_app) == [f"Row {n} of page {page}" for n in range(page * 5 - 4, page * 5 + 1)]
     last = await call(e2e_app, "scrape.next_page", NEXT)
     assert last == {"moved": False, "reason": "no_next", "url": site.url("/table?page=3")}
@@ -656,7 +655,7 @@ async def test_next_page_follows_pages_a_script_renders_in_place(
     seen = []
     for _ in range(2):
         moved = await call(e2e_app, "scrape.next_page", spec)
-        assert moved == {"moved": True, "url": site.url("/jslist.html")}
+        assert moved == {"moved": True, "url": site.url("/jslist.html"), "how": "in_place"}
         seen.append([row["item"] for row in (await call(e2e_app, "scrape.extract", extract))["rows"]])
     assert seen == [[f"Item {n}" for n in range(5, 9)], [f"Item {n}" for n in range(9, 13)]]
     last = await call(e2e_app, "scrape.next_page", spec)
