@@ -39,7 +39,7 @@ def test_the_discriminator_lists_exactly_the_registered_modes(registry: Registry
         key = DISCRIMINATOR[name]
         schema = tool.input_schema
         assert schema["required"] == [key]
-        assert schema["properties"][key]["enum"] == [c.mode for c in registry.modes(name)], name
+        assert schema["properties"][key]["enum"] == registry.mode_names(name), name
 
 
 def test_every_parameter_of_every_mode_is_in_the_schema(registry: Registry, tools: dict[str, types.Tool]) -> None:
@@ -76,7 +76,8 @@ def test_descriptions_name_every_mode_and_its_required_params(registry: Registry
     for command in registry.all():
         description = tools[command.tool].description or ""
         required = [p.name for p in command.params if p.required]
-        line = command.mode + (f" ({', '.join(required)})" if required else "") + ": "
+        label = command.operation or command.mode  # a mode's operations share its line
+        line = label + (f" ({', '.join(required)})" if required else "") + ": "
         assert line in description, command.name
     assert "AI Web Pilot ON" in (tools["interact"].description or "")
     assert "command_result" in (tools["interact"].description or "")
