@@ -19,7 +19,7 @@ TOOL_PURPOSE = {
 }
 MAX_TOOLS_BYTES = 8 * 1024
 """What tools/list may cost an agent in every conversation, however many modes there are."""
-FULL, TYPES_ONLY, NAMES_ONLY, TERSE = 3, 2, 1, 0
+FULL, SHARED_NOTES, TYPES_ONLY, NAMES_ONLY, TERSE = 4, 3, 2, 1, 0
 """How much of each mode's parameters the schemas carry (build_tools picks the most that fits)."""
 MAX_LISTED_MODES = 2
 """A parameter note shared by more modes than this is shown without their names."""
@@ -105,8 +105,12 @@ def input_schema(tool: str, commands: list[AnyCommand], detail: int = FULL) -> d
         if len(types_seen) > 1:
             raise ValueError(f"{tool}: parameter '{name}' has different types across modes: {types_seen}")
         props[name] = _merged(params, len(commands))
-        if detail < FULL:
+        # SHARED_NOTES: a parameter's note only when it holds for every mode that has it (one doc, no
+        # per-mode labels); the per-mode notes are in the help mode.
+        if detail < SHARED_NOTES or (detail == SHARED_NOTES and len({p.doc for _, p in params}) > 1):
             props[name].pop("description", None)
+        elif detail == SHARED_NOTES:
+            props[name]["description"] = params[0][1].doc
     if detail <= NAMES_ONLY:
         # Only the modes: each mode's parameters come from the help mode and from invalid_params answers.
         props = {k: v for k, v in props.items() if k in (key, SUB_DISCRIMINATOR)}
@@ -118,7 +122,7 @@ def build_tools(registry: Registry, budget: int = MAX_TOOLS_BYTES) -> list[types
     """The four tools as compact as the budget needs: every mode is always named with its required
     parameters; parameter notes, then the parameters themselves, give way first as the surface grows
     (the help mode has them all)."""
-    for detail in (FULL, TYPES_ONLY, NAMES_ONLY, TERSE):
+    for detail in (FULL, SHARED_NOTES, TYPES_ONLY, NAMES_ONLY, TERSE):
         tools = _tools(registry, detail)
         if size_of(tools) <= budget:
             break

@@ -48,7 +48,9 @@ def test_every_parameter_of_every_mode_is_in_the_schema(registry: Registry, tool
         for param in command.all_params:
             assert param.name in properties, f"{command.name} {param.name}"
             assert properties[param.name]["type"] == param.type
-            assert properties[param.name]["description"]
+            docs = {p.doc for c in registry.modes(command.tool) for p in c.all_params if p.name == param.name}
+            if len(docs) == 1:  # notes that differ by mode are the help mode's (tools/list stays under 8 KB)
+                assert properties[param.name]["description"] == param.doc
 
 
 def test_schemas_are_valid_json_schema_and_accept_real_calls(tools: dict[str, types.Tool]) -> None:
