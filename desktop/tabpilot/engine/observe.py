@@ -27,6 +27,17 @@ class CommandResultArgs(Args):
     correlation_id: str = arg("from a slow call")
 
 
+@dataclass(frozen=True, kw_only=True)
+class HelpArgs(Args):
+    mode: str | None = arg("interact.click, scrape.extract, a tool, or steps; none: every mode", default=None)
+
+
+async def _help(ctx: CommandContext, a: HelpArgs) -> dict[str, Any]:
+    from tabpilot.engine.help import help_for
+
+    return help_for(ctx.engine.registry, a.mode)
+
+
 async def _page(ctx: CommandContext, a: TabArgs) -> dict[str, Any]:
     return await ctx.browser_request("page.info", a.wire())
 
@@ -161,6 +172,32 @@ COMMANDS = [
             "correlation_id": "corr-1a2b3c4d5e6f",
             "steps_completed": 2,
             "steps_total": 5,
+        },
+    ),
+    Command(
+        "observe",
+        "help",
+        "read",
+        "any mode's parameters, result and example",
+        _help,
+        HelpArgs,
+        result="{mode, tool, summary, kind, needs, parameters:[{name, type, required, doc, default?, enum?, minimum?, "
+        "maximum?}], result, example:{tool, arguments}, example_result, notes?}; no mode: {tools:{...}}",
+        example={"mode": "interact.click"},
+        example_result={
+            "mode": "interact.click",
+            "tool": "interact",
+            "action": "click",
+            "summary": "click (trusted events; waits until clickable)",
+            "kind": "mutate",
+            "needs": "pilot + approval",
+            "parameters": [
+                {"name": "selector", "type": "string", "required": True, "doc": "CSS selector (first match)"},
+                {"name": "timeout_ms", "type": "integer", "required": False, "doc": "default 10000", "default": 10000},
+            ],
+            "result": "{clicked:true, navigation?:{url, title, status}}",
+            "example": {"tool": "interact", "arguments": {"action": "click", "selector": "#search"}},
+            "example_result": {"clicked": True},
         },
     ),
 ]
