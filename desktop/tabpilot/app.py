@@ -13,6 +13,7 @@ from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from tabpilot import __version__, logsetup
+from tabpilot.app_facade import AppFacade
 from tabpilot.bridge.link import ExtensionLink
 from tabpilot.bridge.pairing import CODE_LIFETIME_S, HOLD_OFF_S, PairingBook, PendingRequest, key_of, show_code
 from tabpilot.bridge.protocol import Hello, Refused
@@ -113,6 +114,8 @@ class App:
         self._linked_pairs: set[str] = set()
         self._tasks: set[asyncio.Task[Any]] = set()
         logsetup.register_secret_source(self, _secrets_of)
+        self.facade = AppFacade(self)
+        """What the tray's windows may do (ui/ reaches the app through this alone)."""
 
     # -- lifecycle -------------------------------------------------------------------------------
 
@@ -351,11 +354,15 @@ class App:
         except TabpilotError:
             return None
 
-    def offer_pairing_code(self) -> dict[str, Any]:
+    def offer_pairing(self) -> PendingRequest:
         """A one-time code a person types into the extension's popup to pair their browser."""
         pending = self.pairings.offer()
         log.info("pairing code offered (valid %d minutes)", CODE_LIFETIME_S // 60)
-        return {"code": show_code(pending.code), "expires_in_s": CODE_LIFETIME_S}
+        return pending
+
+    def offer_pairing_code(self) -> dict[str, Any]:
+        """offer_pairing, as `tabpilot pair` shows it."""
+        return {"code": show_code(self.offer_pairing().code), "expires_in_s": CODE_LIFETIME_S}
 
     def pairing_list(self) -> list[dict[str, Any]]:
         """The paired browsers as `tabpilot pairings` shows them: every field but the key."""

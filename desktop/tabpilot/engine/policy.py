@@ -13,7 +13,7 @@ import json
 import logging
 import secrets
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import Any, Literal, Protocol
 
@@ -26,6 +26,7 @@ from tabpilot.engine.ports import (
     SystemClock,
     reported_agent,
 )
+from tabpilot.observers import Observers
 
 log = logging.getLogger("tabpilot.approval")
 
@@ -150,7 +151,8 @@ class ApprovalPolicy:
         self.store = store or MemoryRules()
         self.clock = clock or SystemClock()
         self._rules = self.store.load()
-        self.listeners: list[Callable[[], None]] = []
+        self.changed: Observers[[]] = Observers("approval rules")
+        """Told when a rule is added, revoked or expires."""
 
     # -- ApprovalPort -----------------------------------------------------------------------------
 
@@ -229,8 +231,7 @@ class ApprovalPolicy:
 
     def _persist(self) -> None:
         self.store.save(self._rules)
-        for listener in list(self.listeners):
-            listener()
+        self.changed.notify()
 
 
 def rules_to_json(rules: list[Rule]) -> str:
