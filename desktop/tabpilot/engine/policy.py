@@ -14,7 +14,7 @@ import logging
 import secrets
 import time
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
 from tabpilot.engine.ports import (
@@ -232,18 +232,6 @@ class ApprovalPolicy:
     def _persist(self) -> None:
         self.store.save(self._rules)
         self.changed.notify()
-
-
-def rules_to_json(rules: list[Rule]) -> str:
-    return json.dumps([asdict(r) for r in rules], separators=(",", ":"))
-
-
-def rules_from_json(text: str | None) -> list[Rule]:
-    try:
-        raw = json.loads(text) if text else []
-    except ValueError:
-        return []
-    return [r for r in (Rule.from_dict(item) for item in raw if isinstance(raw, list)) if r is not None]
 
 
 def _new_id() -> str:

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("tabpilot.ui.rules")
 
 COLUMNS = ("Agent (the name it gave)", "May do, without asking", "On", "Time left", "Since", "")
-AGENT, ALLOWS, ON, TIME_LEFT, SINCE = range(5)
+TIME_LEFT = COLUMNS.index("Time left")
 TICK_MS = 1000
 
 

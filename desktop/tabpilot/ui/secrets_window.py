@@ -36,7 +36,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("tabpilot.ui")
 
-NAME_COL, STATE_COL, USED_COL = range(3)
+NAME_COL, USED_COL = 0, 2  # the middle column says whether the keyring has a value
 
 
 class SecretsWindow(QWidget):
@@ -103,7 +103,6 @@ class SecretsWindow(QWidget):
         self.status.setWordWrap(True)
         layout.addWidget(self.status)
 
-        self.rename_dialog: QInputDialog | None = None
         self._stored: list[str] = []
         self._filling = False
         self._busy = False
@@ -223,7 +222,6 @@ class SecretsWindow(QWidget):
         dialog.setTextValue(old)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)
         dialog.textValueSelected.connect(lambda new: self.rename(old, new.strip()))
-        self.rename_dialog = dialog
         dialog.open()
 
     def rename(self, old: str, new: str) -> None:
