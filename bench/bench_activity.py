@@ -215,7 +215,7 @@ async def main(qt_app: QApplication) -> None:
             seconds = await stream_synthetic(app, opts.commands)
             report(rows, "no window, synthetic", sampler.stop(), seconds)
 
-            window = TimedWindow(app)
+            window = TimedWindow(app.facade)
             window.resize(1100, 700)
             window.show()
             sampler.watch(window.table)

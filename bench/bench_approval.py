@@ -47,13 +47,13 @@ async def measure(rounds: int, warmup: int) -> list[str]:
             AppOptions(mode="tray", browser="managed", headless=True, port=0, pilot=True),
             dialogs,
         )
-        dialogs.attach(app)
+        dialogs.attach(app.facade)
         on_screen: dict[str, float] = {}
 
         def shown(dialog: ApprovalDialog) -> None:
             on_screen[dialog.request.correlation_id] = time.perf_counter()
 
-        dialogs.listeners.append(shown)
+        dialogs.shown.subscribe(shown)
         await app.start()
         try:
             assert app.bridge is not None

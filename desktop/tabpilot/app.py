@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import importlib
 import logging
-import math
 import os
 import sys
 import time
@@ -13,9 +12,11 @@ from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from tabpilot import __version__, logsetup
+from tabpilot.app_facade import AppFacade
+from tabpilot.bridge.app_auth import AppAuth
 from tabpilot.bridge.link import ExtensionLink
-from tabpilot.bridge.pairing import CODE_LIFETIME_S, HOLD_OFF_S, PairingBook, PendingRequest, key_of, show_code
-from tabpilot.bridge.protocol import Hello, Refused
+from tabpilot.bridge.pairing import CODE_LIFETIME_S, PairingBook, PendingRequest, show_code
+from tabpilot.bridge.protocol import Hello
 from tabpilot.bridge.server import BridgeHooks, BridgeServer
 from tabpilot.browser.managed import ManagedBrowser
 from tabpilot.engine.capture import store_for
@@ -113,6 +114,8 @@ class App:
         self._linked_pairs: set[str] = set()
         self._tasks: set[asyncio.Task[Any]] = set()
         logsetup.register_secret_source(self, _secrets_of)
+        self.facade = AppFacade(self)
+        """What the tray's windows may do (ui/ reaches the app through this alone)."""
 
     # -- lifecycle -------------------------------------------------------------------------------
 
@@ -143,7 +146,13 @@ class App:
             api_call=self.api_call,
             status=self.status,
             stop=self.request_stop,
-            auth=AppAuth(self),
+            auth=AppAuth(
+                self.pairings,
+                managed_nonce=lambda: self.managed.nonce if self.managed is not None else "",
+                knocked=self.show_pairing_request,
+                hint=self.pairing_hint,
+                full=self.browsers_full,
+            ),
             welcome_state=self._link_state,
             pair=self.offer_pairing_code,
             pairings=self.pairing_list,
@@ -351,11 +360,15 @@ class App:
         except TabpilotError:
             return None
 
-    def offer_pairing_code(self) -> dict[str, Any]:
+    def offer_pairing(self) -> PendingRequest:
         """A one-time code a person types into the extension's popup to pair their browser."""
         pending = self.pairings.offer()
         log.info("pairing code offered (valid %d minutes)", CODE_LIFETIME_S // 60)
-        return {"code": show_code(pending.code), "expires_in_s": CODE_LIFETIME_S}
+        return pending
+
+    def offer_pairing_code(self) -> dict[str, Any]:
+        """offer_pairing, as `tabpilot pair` shows it."""
+        return {"code": show_code(self.offer_pairing().code), "expires_in_s": CODE_LIFETIME_S}
 
     def pairing_list(self) -> list[dict[str, Any]]:
         """The paired browsers as `tabpilot pairings` shows them: every field but the key."""
@@ -479,80 +492,3 @@ def _log_finished(event: ActivityEvent) -> None:
             event.duration_ms or 0,
             event.correlation_id,
         )
-
-
-class AppAuth:
-    """Who may be this app's browser: the managed browser it launched (its launch secret), a browser
-    the user paired (its token), or one proving a pairing code the user read here."""
-
-    def __init__(self, app: App) -> None:
-        self.app = app
-
-    def keys(self, hello: Hello) -> list[tuple[bytes, str]] | Refused:
-        book = self.app.pairings
-        kind = hello["auth"]
-        if kind == "managed":
-            managed = self.app.managed
-            if managed is None or not managed.nonce:
-                return _refused("stale_nonce", "This managed-browser launch is not this app's.")
-            return [(key_of(managed.nonce), "managed")]
-        if kind == "paired":
-            key = book.key_for(hello.get("pair_id", ""))
-            if key is not None:
-                return [(key, "paired")]
-        if kind == "pairing":
-            wait = book.held_off(hello["instance_id"])
-            if wait:
-                return _refused(
-                    "throttled",
-                    f"Too many wrong pairing codes from this browser: try again in {math.ceil(wait / 60)} minutes.",
-                )
-            codes = book.codes(hello["instance_id"])
-            if codes:
-                return [(key, f"code:{pending.code}") for pending, key in codes]
-            return _refused(
-                "no_pairing_code",
-                "That code is no longer open. In the Tabpilot app choose “Pair your own browser…” "
-                "(or run `tabpilot pair`) for a new one.",
-            )
-        pending = book.request(dict(hello))
-        if pending is None:
-            return _refused(
-                "busy",
-                "Several browsers are waiting to be paired already. In the Tabpilot app choose “Pair your own "
-                "browser…” (or run `tabpilot pair`) for a code.",
-            )
-        if pending.knocks == 1:
-            self.app.show_pairing_request(pending)
-        return _refused("unpaired", self.app.pairing_hint())
-
-    def accepted(self, hello: Hello, tag: str) -> dict[str, Any]:
-        book = self.app.pairings
-        if tag == "paired":
-            book.seen(hello.get("pair_id", ""), dict(hello["browser"]))
-        if not tag.startswith("code:"):
-            return {}
-        book.good_proof(hello["instance_id"])
-        code = tag.removeprefix("code:")
-        request = next((p for p in book.pending() if p.code == code), None)
-        pairing, token = book.pair(request, dict(hello))
-        # This connection is that pairing from now on: revoking it must cut it off, as after a reconnect.
-        hello["pair_id"] = pairing.pair_id
-        log.info("paired a browser: %s (%s)", pairing.describe(), pairing.pair_id)
-        return {"pairing": {"pair_id": pairing.pair_id, "token": token}}
-
-    def busy(self, hello: Hello) -> str:
-        return self.app.browsers_full()
-
-    def failed(self, hello: Hello) -> None:
-        log.warning("a browser failed to prove its %s secret", hello["auth"])
-        if hello["auth"] == "pairing" and self.app.pairings.bad_proof(hello["instance_id"]):
-            log.warning(
-                "too many wrong pairing codes from one browser: it waits %d minutes (other browsers and the "
-                "codes you asked for are not affected)",
-                HOLD_OFF_S // 60,
-            )
-
-
-def _refused(code: str, reason: str) -> Refused:
-    return {"type": "refused", "code": code, "reason": reason}

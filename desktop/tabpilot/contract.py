@@ -233,10 +233,20 @@ def write(root: Path = ROOT) -> list[str]:
     return changed
 
 
+def parameter_names() -> list[str]:
+    """Every parameter name of every command: fields of Args dataclasses, read by reflection (Args.wire),
+    which a dead-code check would otherwise call unused."""
+    return sorted({p.name for c in build_registry().all() for p in c.all_params})
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tabpilot.contract", description=__doc__)
     parser.add_argument("--check", action="store_true", help="only say which generated files are stale")
+    parser.add_argument("--parameter-names", action="store_true", help="print every parameter name, comma-separated")
     args = parser.parse_args(argv)
+    if args.parameter_names:
+        print(",".join(parameter_names()))
+        return 0
     if args.check:
         names = stale()
         for name in names:

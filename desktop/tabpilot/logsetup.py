@@ -6,7 +6,7 @@ Three guards stand between a log call and the file:
   log; HTTP clients print requests).
 - Every secret this run knows (the bridge token, the managed browser's launch secret, pairing codes,
   keyring secrets a workflow resolved) is replaced in each line, also in tracebacks, whoever logs it.
-  Other code says what is secret with `register_secret` or `register_secret_source`.
+  Other code says what is secret with `register_secret_source`.
 - One message repeated in a burst ("Too many open files" from a flood of sockets) is written
   `BURST_LINES` times per `BURST_WINDOW_S`, then once more as a count, so it cannot rotate the log
   away.
@@ -58,25 +58,11 @@ LIBRARY_LEVEL = logging.WARNING
 BURST_LINES = 10
 BURST_WINDOW_S = 60.0
 MAX_TRACKED_MESSAGES = 500
-MAX_REGISTERED = 256
 
 _lock = threading.Lock()
-_registered: dict[str, None] = {}
-"""Secret values registered one by one (an ordered set: the oldest go first past MAX_REGISTERED)."""
 _sources: weakref.WeakKeyDictionary[Any, Callable[[Any], Iterable[str]]] = weakref.WeakKeyDictionary()
 
 Owner = TypeVar("Owner")
-
-
-def register_secret(value: str | None) -> None:
-    """Never write `value` to the log (from now on; values shorter than 3 characters are not looked for)."""
-    if not value:
-        return
-    with _lock:
-        _registered.pop(value, None)
-        _registered[value] = None
-        while len(_registered) > MAX_REGISTERED:
-            del _registered[next(iter(_registered))]
 
 
 def register_secret_source(owner: Owner, values: Callable[[Owner], Iterable[str]]) -> None:
@@ -88,8 +74,8 @@ def register_secret_source(owner: Owner, values: Callable[[Owner], Iterable[str]
 
 def secret_values() -> set[str]:
     with _lock:
-        found = set(_registered)
         sources = list(_sources.items())
+    found: set[str] = set()
     for owner, values in sources:
         for _ in range(3):  # the source may change on another thread while it is read
             try:

@@ -55,9 +55,9 @@ async def main(qt_app: QApplication) -> int:
     await site.start()
     dialogs = ApprovalDialogs()
     app = tray_app(dialogs, browser="managed", headless=True)
-    dialogs.attach(app)
+    dialogs.attach(app.facade)
     await app.start()
-    watcher = watch_pairing_requests(app)
+    watcher = watch_pairing_requests(app.facade)
     loop = asyncio.get_running_loop()
     try:
         await until(lambda: app.link.connected, timeout=30, what="the managed browser")
@@ -132,7 +132,7 @@ async def main(qt_app: QApplication) -> int:
             )
         )
         app.policy.human = dialogs
-        rules = open_rules_window(app)
+        rules = open_rules_window(app.facade)
         await shown("approval-rules", rules)
         rules.close()
 
@@ -151,7 +151,7 @@ async def main(qt_app: QApplication) -> int:
             request.pending,
             {"browser": browser, "extension_id": request.pending.extension_id, "instance_id": knock.instance_id},
         )
-        paired = open_paired_browsers(app)
+        paired = open_paired_browsers(app.facade)
         await until(lambda: paired.table.rowCount() == 1, what="the paired browser")
         await shown("paired-browsers", paired)
         paired.close()

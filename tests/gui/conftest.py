@@ -148,7 +148,7 @@ def make_tray(qapp: QApplication) -> Iterator[TrayFactory]:
     trays: list[TrayController] = []
 
     def factory(app: App) -> TrayController:
-        tray = TrayController(app, app.request_stop)
+        tray = TrayController(app.facade, app.request_stop)
         trays.append(tray)
         return tray
 

@@ -69,7 +69,7 @@ async def test_deny_has_no_side_effect_and_allow_once_runs(
 ) -> None:
     dialogs = ApprovalDialogs(arm_delay_ms=0)
     app = await make_app(approvals=dialogs, pilot=True)
-    dialogs.attach(app)
+    dialogs.attach(app.facade)
     ran: list[dict[str, Any]] = []
 
     def js_execute(params: dict[str, Any]) -> dict[str, Any]:
@@ -242,7 +242,7 @@ async def test_the_prompt_shows_at_once_then_the_outlined_picture(
 ) -> None:
     dialogs = ApprovalDialogs(arm_delay_ms=0)
     app = await make_app(approvals=dialogs, pilot=True)
-    dialogs.attach(app)
+    dialogs.attach(app.facade)
     element = QRect(48, 48, 90, 28)
     crop_asked = asyncio.Event()
     release = asyncio.Event()

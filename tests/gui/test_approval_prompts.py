@@ -27,7 +27,7 @@ SCRIPT = 'const rows = [...document.querySelectorAll("tr")];\nreturn rows.map((r
 async def prompted(make_app: AppFactory, connect_extension: ExtensionFactory) -> tuple[App, ApprovalDialogs]:
     dialogs = ApprovalDialogs(arm_delay_ms=0)
     app = await make_app(approvals=dialogs, pilot=True)
-    dialogs.attach(app)
+    dialogs.attach(app.facade)
     app.engine.config.step_delay_ms = 0
     await connect_extension(app, **JobsSite().handlers())
     return app, dialogs

@@ -71,7 +71,7 @@ class Browsing:
         self.dialogs = dialogs
         self.clock = clock
         self.asked: list[ApprovalRequest] = []
-        dialogs.listeners.append(lambda dialog: self.asked.append(dialog.request))
+        dialogs.shown.subscribe(lambda dialog: self.asked.append(dialog.request))
 
     async def open(self, url: str) -> Any:
         managed = self.app.managed
@@ -96,7 +96,7 @@ class Browsing:
 async def browsing(make_app: AppFactory, qapp: QApplication) -> Browsing:
     dialogs = ApprovalDialogs(arm_delay_ms=0)
     app = await make_app(approvals=dialogs, browser="managed", headless=True, pilot=True)
-    dialogs.attach(app)
+    dialogs.attach(app.facade)
     clock = ShiftedClock()
     app.policy.clock = clock
     await until(lambda: app.link.connected, timeout=30, what="the managed browser's extension")
@@ -355,7 +355,7 @@ async def test_your_own_browser_pairs_through_its_popup_with_the_code_the_window
     types the code the pairing window shows into its popup; revoked in Paired browsers, it is cut off."""
     app = await make_app(browser="none")
     assert app.bridge is not None
-    watcher: PairingWatcher = watch_pairing_requests(app)
+    watcher: PairingWatcher = watch_pairing_requests(app.facade)
     ext = str(extension_dir())
     args = [f"--disable-extensions-except={ext}", f"--load-extension={ext}", *QUIET_ARGS]
     try:
@@ -385,7 +385,7 @@ async def test_your_own_browser_pairs_through_its_popup_with_the_code_the_window
                 assert window.outcome == "paired"
                 await until(lambda: _shows(popup, "#link", "connected"), timeout=5, what="the popup to show the link")
 
-                browsers = open_paired_browsers(app)
+                browsers = open_paired_browsers(app.facade)
                 [pairing] = app.pairings.paired()
                 assert browsers.table.item(0, 3).text() == "connected now"  # type: ignore[union-attr]
                 assert pairing.os == "Linux" and pairing.name == "Chromium on Linux"

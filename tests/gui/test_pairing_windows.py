@@ -89,7 +89,7 @@ async def test_an_unpaired_browser_is_refused_until_the_code_is_typed_and_a_revo
     make_app: AppFactory, watchers: list[PairingWatcher], qapp: QApplication
 ) -> None:
     app = await make_app()
-    watcher = watch_pairing_requests(app)
+    watcher = watch_pairing_requests(app.facade)
     watchers.append(watcher)
     browser = await knock(app)
     assert not app.link.connected
@@ -128,8 +128,8 @@ async def test_an_unpaired_browser_is_refused_until_the_code_is_typed_and_a_revo
     assert pairing.instance_id == browser.instance_id
 
     # Paired browsers: listed, shown as connected; Revoke cuts it off at once.
-    show_paired_browsers(app)
-    browsers = open_paired_browsers(app)
+    show_paired_browsers(app.facade)
+    browsers = open_paired_browsers(app.facade)
     await until(browsers.isVisible, what="the paired browsers window")
     [[name, browser_cell, system, seen, since]] = paired_rows(browsers)
     assert (name, browser_cell, system) == ("Chromium on Linux", "Chromium 126.0.6478.126", "Linux")
@@ -159,7 +159,7 @@ async def test_deny_withdraws_the_code_and_the_browser_stays_refused(
     make_app: AppFactory, watchers: list[PairingWatcher], qapp: QApplication
 ) -> None:
     app = await make_app()
-    watcher = watch_pairing_requests(app)
+    watcher = watch_pairing_requests(app.facade)
     watchers.append(watcher)
     browser = await knock(app)
     window = await request_window(watcher)
@@ -198,8 +198,8 @@ async def test_a_code_the_person_asks_for_pairs_a_browser_and_the_window_closes(
     make_app: AppFactory, watchers: list[PairingWatcher], qapp: QApplication
 ) -> None:
     app = await make_app()
-    watchers.append(watch_pairing_requests(app))
-    window = open_pairing_code(app)
+    watchers.append(watch_pairing_requests(app.facade))
+    window = open_pairing_code(app.facade)
     await until(window.isVisible, what="the code window")
     assert window.heading.text() == "Pair your own browser"
     assert window.deny_button.text() == "Cancel"
@@ -222,14 +222,14 @@ async def test_paired_browsers_are_told_apart_renamed_in_place_and_show_when_las
     app = await make_app()
     fakes = []
     for system in ("Linux", "Windows"):
-        window = open_pairing_code(app)
+        window = open_pairing_code(app.facade)
         fake = FakeExtension(port(app), auth="pairing", secret=normalize_code(window.code_label.text()))
         await fake.connect(browser={**BROWSER, "os": system})
         assert fake.welcome is not None, fake.refused
         await fake.close()
         await until(lambda: not app.link.connected, what="the browser to leave")
         fakes.append(fake)
-    browsers = open_paired_browsers(app)
+    browsers = open_paired_browsers(app.facade)
     await until(browsers.isVisible, what="the paired browsers window")
     rows = paired_rows(browsers)
     assert [row[:3] for row in rows] == [
@@ -282,7 +282,7 @@ async def test_the_pairing_window_says_what_to_do_when_the_app_has_all_the_brows
     first = paired_with(app)
     await first.connect()
     await until(lambda: app.link.connected, what="a first browser")
-    window = open_pairing_code(app)
+    window = open_pairing_code(app.facade)
     await until(window.isVisible, what="the code window")
     assert window.busy_label.isHidden()
     texts = [label.text() for label in window.findChildren(QLabel)]
@@ -310,7 +310,7 @@ async def test_a_browser_paired_while_another_is_connected_is_shown_waiting_unti
     other = paired_with(app)
     await other.connect()
     await until(lambda: app.link.connected, what="the other browser")
-    window = open_pairing_code(app)
+    window = open_pairing_code(app.facade)
     await until(window.isVisible, what="the code window")
     mine = await type_code(app, window.code_label.text())
     assert mine.refused is not None and mine.refused["code"] == "busy"

@@ -55,7 +55,7 @@ async def test_rules_are_listed_live_revocable_and_expire(make_app: AppFactory, 
     app = await make_app(approvals=human)
     clock = ShiftedClock()
     app.policy.clock = clock
-    window = open_rules_window(app)
+    window = open_rules_window(app.facade)
     await until(window.isVisible, what="the rules window")
     assert window.windowTitle() == "Tabpilot — Approval rules"
     assert rows(window) == []
@@ -100,13 +100,13 @@ async def test_rules_are_listed_live_revocable_and_expire(make_app: AppFactory, 
     assert app.policy.matching(site) is None
 
     # One window per app: asking again brings the same one to the front.
-    show_rules_window(app)
-    assert open_rules_window(app) is window
-    assert len(app.policy.listeners) == 1
+    show_rules_window(app.facade)
+    assert open_rules_window(app.facade) is window
+    assert len(app.policy.changed) == 1
     window.close()
-    assert app.policy.listeners == [], "a closed window stops listening"
+    assert len(app.policy.changed) == 0, "a closed window stops listening"
     await until(lambda: not shiboken6.isValid(window), what="the closed window to be deleted")
-    again = open_rules_window(app)
+    again = open_rules_window(app.facade)
     assert again is not window
     assert [r[2] for r in rows(again)] == ["workflow wf-orders"]
 
@@ -114,7 +114,7 @@ async def test_rules_are_listed_live_revocable_and_expire(make_app: AppFactory, 
 async def test_no_rules_shows_only_the_line_saying_so(make_app: AppFactory, qapp: QApplication) -> None:
     human = Scripted()
     app = await make_app(approvals=human)
-    window = open_rules_window(app)
+    window = open_rules_window(app.facade)
     await until(window.isVisible, what="the rules window")
     assert window.empty_label.isVisible()
     assert window.empty_label.text() == "No rules: every page change asks you first."
@@ -139,7 +139,7 @@ async def test_each_rule_says_exactly_what_it_allows(make_app: AppFactory, qapp:
     tooltip, and on Revoke. An agent calling itself "you (tray)" is an agent's claim, not the person."""
     human = Scripted()
     app = await make_app(approvals=human)
-    window = open_rules_window(app)
+    window = open_rules_window(app.facade)
     await until(window.isVisible, what="the rules window")
     human.answers.append(ApprovalDecision(allow=True, remember="site", minutes=60))
     js = ({"type": "execute_js", "script": "1"},)

@@ -202,7 +202,7 @@ async def test_a_browser_that_fails_to_open_at_start_is_shown(
     shown: list[tuple[str, str]] = []
     monkeypatch.setattr(tray.tray, "showMessage", lambda title, text, *rest: shown.append((title, text)))
 
-    assert open_managed_at_start(app, tray) is not None
+    assert open_managed_at_start(app.facade, tray) is not None
     gc.collect()  # the launch is held by the tray, not only weakly by the loop
     await until(lambda: bool(shown), timeout=20, what="the failure message")
     assert shown[0][0] == "Tabpilot"
@@ -231,7 +231,7 @@ async def test_an_unexpected_error_opening_the_browser_at_start_is_logged_and_sh
         raise RuntimeError("the profile folder is locked")
 
     monkeypatch.setattr(app, "open_managed_browser", launch_that_raises)
-    task = open_managed_at_start(app, tray)
+    task = open_managed_at_start(app.facade, tray)
     assert task is not None
     await asyncio.wait_for(task, 5)
     assert asked == [False]
@@ -241,5 +241,5 @@ async def test_an_unexpected_error_opening_the_browser_at_start_is_logged_and_sh
 
     # Turned off in the settings: nothing is launched.
     app.settings.open_managed_at_start = False
-    assert open_managed_at_start(app, tray) is None
+    assert open_managed_at_start(app.facade, tray) is None
     assert asked == [False]

@@ -71,7 +71,7 @@ async def test_a_prompt_waiting_for_the_person_has_its_own_look(
 ) -> None:
     dialogs = ApprovalDialogs(arm_delay_ms=0)
     app = await make_app(approvals=dialogs, pilot=True)
-    dialogs.attach(app)
+    dialogs.attach(app.facade)
     tray = make_tray(app)
 
     def tab(params: dict[str, Any]) -> dict[str, Any]:

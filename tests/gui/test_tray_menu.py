@@ -204,8 +204,8 @@ async def test_nothing_is_left_behind_after_close(make_app: AppFactory, make_tra
     tray = make_tray(app)
     activity = tray.show_activity()
     assert isinstance(activity, ActivityWindow)
-    listeners = len(app.workflows.listeners)
+    listeners = len(app.workflows.changed)
     tray.close()
     assert not shiboken6.isValid(activity), "the windows go with the tray"
-    assert len(app.workflows.listeners) == listeners - 1
+    assert len(app.workflows.changed) == listeners - 1
     await app.engine.call("observe", {"what": "pilot"})  # no window hears it any more, and nothing breaks

@@ -44,7 +44,7 @@ async def main(qt_app: QApplication) -> int:
     tray: TrayController | None = None
     try:
         await fake.connect()
-        tray = TrayController(app, app.request_stop)
+        tray = TrayController(app.facade, app.request_stop)
         controller = tray
         await until(lambda: controller.look == "pilot", what="the pilot look")
         say("ICON", winid=await tray_icon_winid(qt_app))

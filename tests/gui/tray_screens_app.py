@@ -111,7 +111,7 @@ async def main(qt_app: QApplication) -> int:
         # The commands run before the tray exists: its notifications of finished workflows would show as
         # balloons over the icon (no notification server here) and take the right-click.
         held = await run_commands(app, site)
-        tray = TrayController(app, app.request_stop)
+        tray = TrayController(app.facade, app.request_stop)
         controller = tray
         await until(lambda: controller.look == "busy", what="the busy look")
         await until(lambda: controller.workflows.workflow_menu("Jobs") is not None, what="the workflows menu")

@@ -87,7 +87,7 @@ async def main(qt_app: QApplication) -> int:
         return 3
     dialogs = ApprovalDialogs(arm_delay_ms=0)
     app = tray_app(dialogs)
-    dialogs.attach(app)
+    dialogs.attach(app.facade)
     await app.start()
     app.engine.config.step_delay_ms = 0
     await asyncio.to_thread(app.secrets.set, SECRET, "correct horse battery staple")
@@ -118,7 +118,7 @@ async def main(qt_app: QApplication) -> int:
             }
         )
         app.capture.ingest({"tab_id": 2, "url": "https://shop.test/cart", "items": [{"kind": "log", "text": "a"}] * 3})
-        tray = TrayController(app, app.request_stop)
+        tray = TrayController(app.facade, app.request_stop)
         controller = tray
         await until(lambda: controller.workflows.workflow_menu("Jobs") is not None, what="the workflows menu")
         say("ICON", tray_available=True, winid=await tray_icon_winid(qt_app))

@@ -15,7 +15,7 @@ import pytest
 from tabpilot import logsetup
 from tabpilot.paths import Paths
 from tabpilot.storage import statefile
-from tabpilot.vault.keyring_store import TOKENS_SERVICE, KeyringPairings, flush_writes
+from tabpilot.vault.keyring_store import TOKENS_SERVICE, KeyringDocument, StoredPairings, flush_writes
 from tests.conftest import AppFactory
 from tests.support.fake_extension import paired_with
 from tests.support.headless import no_os_keyring
@@ -68,7 +68,7 @@ async def test_without_a_keyring_nothing_is_written_to_the_keyring(make_app: App
         await app.stop()
     account = Paths.resolve(home).keyring_account
     assert keyring.get_password(TOKENS_SERVICE, account) is None
-    assert KeyringPairings(account).load() == []
+    assert StoredPairings(KeyringDocument("pairings", account)).load() == []
     assert json.loads((Paths.resolve(home).vault_dir / "pairings.json").read_text())[0]["browser"] == "Chrome"
 
 
@@ -106,7 +106,7 @@ async def test_the_pairing_routes_want_the_token_and_a_cli_revoke_cuts_the_brows
     await until(lambda: ext.closed, timeout=10, what="the revoked browser to be cut off")
     assert app.pairings.paired() == []
     flush_writes()
-    assert KeyringPairings(app.paths.keyring_account).load() == []
+    assert StoredPairings(KeyringDocument("pairings", app.paths.keyring_account)).load() == []
     await ext.close()
     assert not await _reconnects(ext)
 

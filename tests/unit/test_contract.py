@@ -145,4 +145,4 @@ def test_a_mode_with_operations_is_resolved_by_its_operation() -> None:
         "interact", {"action": "scrape", "operation": "extract", "selector": "tr", "schema": {"a": "td"}}
     )
     assert command.name == "interact.scrape.extract"
-    assert "operation" not in params
+    assert params["operation"] == "extract"  # kept for the activity row, the prompt and the log

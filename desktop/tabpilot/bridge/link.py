@@ -19,6 +19,7 @@ from typing import Any, Protocol
 
 from tabpilot.bridge.protocol import OPS, CommandMsg, Hello, encode
 from tabpilot.engine.errors import TabpilotError, coerce_code
+from tabpilot.observers import Observers
 
 log = logging.getLogger("tabpilot.bridge")
 
@@ -68,7 +69,7 @@ class ExtensionLink:
         self._pending: dict[str, tuple[asyncio.Future[dict[str, Any]], int]] = {}
         self._ids = itertools.count(1)
         self._order = itertools.count(1)
-        self._listeners: list[LinkListener] = []
+        self._connection: Observers[[bool]] = Observers("browser connection")
         self._event_handlers: list[Callable[[str, dict[str, Any]], Awaitable[None] | None]] = []
         self._last_page: dict[str, Any] = {}
         self.connects = 0
@@ -301,12 +302,11 @@ class ExtensionLink:
         self._event_handlers.append(handler)
 
     def subscribe(self, listener: LinkListener) -> Callable[[], None]:
-        self._listeners.append(listener)
-        return lambda: self._listeners.remove(listener)
+        """`listener(connected)` whenever a browser connects or leaves; returns the call that stops it."""
+        return self._connection.subscribe(listener)
 
     def _notify(self, connected: bool) -> None:
-        for listener in list(self._listeners):
-            listener(connected)
+        self._connection.notify(connected)
 
 
 def _global_tabs(data: dict[str, Any], slot: int) -> dict[str, Any]:

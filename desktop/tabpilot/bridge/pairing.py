@@ -16,6 +16,8 @@ from collections.abc import Callable
 from dataclasses import MISSING, asdict, dataclass, replace
 from typing import Any, Protocol
 
+from tabpilot.observers import Observers
+
 CODE_ALPHABET = "23456789ABCDEFGHJKLMNPQRSTUVWXYZ"
 CODE_LENGTH = 8
 CODE_LIFETIME_S = 5 * 60
@@ -142,7 +144,8 @@ class PairingBook:
         self._pending: dict[str, PendingRequest] = {}
         self._bad_proofs: dict[str, list[float]] = {}
         self._held_off: dict[str, float] = {}
-        self.listeners: list[Callable[[], None]] = []
+        self.changed: Observers[[]] = Observers("pairing book")
+        """Told when a pairing or an open code comes, goes or changes."""
 
     # -- paired browsers ---------------------------------------------------------------------------
 
@@ -338,8 +341,7 @@ class PairingBook:
         self._changed()
 
     def _changed(self) -> None:
-        for listener in list(self.listeners):
-            listener()
+        self.changed.notify()
 
 
 class MemoryPairingVault:

@@ -61,13 +61,6 @@ class Hello(TypedDict):
     pair_id: NotRequired[str]
 
 
-class Welcome(TypedDict):
-    type: Literal["welcome"]
-    protocol: int
-    app_version: str
-    state: dict[str, Any]
-
-
 class Refused(TypedDict):
     type: Literal["refused"]
     code: str
@@ -80,31 +73,6 @@ class CommandMsg(TypedDict):
     op: str
     params: dict[str, Any]
     timeout_ms: int
-
-
-class WireError(TypedDict):
-    code: str
-    message: str
-    details: NotRequired[dict[str, Any]]
-
-
-class ResultMsg(TypedDict):
-    type: Literal["result"]
-    id: str
-    ok: bool
-    data: NotRequired[dict[str, Any]]
-    error: NotRequired[WireError]
-
-
-class EventMsg(TypedDict):
-    type: Literal["event"]
-    name: str
-    data: dict[str, Any]
-
-
-class StateMsg(TypedDict):
-    type: Literal["state"]
-    state: dict[str, Any]
 
 
 class ProtocolError(ValueError):

@@ -274,7 +274,7 @@ def _step_code(step: dict[str, Any], number: str, indent: str, delay: bool) -> l
     lines = [f"{indent}# step {number}: {text}"]
     if delay:
         lines.append(f"{indent}page.wait_for_timeout(STEP_DELAY_MS)")
-    if kind == "if_exists":
+    if kind in BLOCK_KINDS:
         lines.append(f'{indent}if in_page(page, "dom.count", {{"selector": {sel}}})["count"] > 0:')
         lines += _block(step.get("then") or [], f"{number}.then", indent + "    ")
         if step.get("else"):

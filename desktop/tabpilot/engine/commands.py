@@ -135,11 +135,6 @@ class Command(Generic[A]):
     def wait_param(self) -> str | None:
         return self.wait.name if self.wait is not None else None
 
-    def selector_of(self) -> tuple[str, ...]:
-        """Every name a call of this mode may use for its discriminators."""
-        names = (DISCRIMINATOR[self.tool],)
-        return (*names, SUB_DISCRIMINATOR) if self.operation else names
-
     def validate(self, args: dict[str, Any]) -> dict[str, Any]:
         return validate(self.all_params, args, self.title)
 
@@ -215,7 +210,11 @@ class Registry:
                 f"{tool}: unknown {key} {shown(mode)}; one of {', '.join(modes)}.",
                 param=key,
             )
-        return command, command.validate(rest)
+        values = command.validate(rest)
+        if command.operation:
+            # What the call named stays with it: activity rows, prompts and logs say which operation.
+            values = {SUB_DISCRIMINATOR: command.operation, **values}
+        return command, values
 
     def _operation(self, tool: str, mode: str, args: dict[str, Any]) -> AnyCommand:
         operations = self.operations(tool, mode)

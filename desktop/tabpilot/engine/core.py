@@ -137,7 +137,7 @@ class Engine:
         wait_ms = params.pop(command.wait_param, None) if command.wait_param else None
         job = self.jobs.create(command.tool, command.mode, self.clock.monotonic())
         if progress is not None:
-            job.progress_listeners.append(progress)
+            job.progressed.subscribe(progress)
         self._start(job, command, params, agent, approved)
         if background:
             return {"status": "queued", "correlation_id": job.correlation_id}
@@ -238,7 +238,7 @@ class Engine:
                     params["tab_id"] = tab_id
                     if waited and (command.approval_steps is None or scope.acts_on_current_tab):
                         await self._still_on(tab_id, tab_url, command)
-            job.progress_listeners.append(self._progress_events(started, job))
+            job.progressed.subscribe(self._progress_events(started, job))
             job.set_status("running")
             result = await command.run(CommandContext(self, job, agent), params)
             job.finish(result)

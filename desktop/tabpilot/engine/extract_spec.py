@@ -13,7 +13,6 @@ from typing import Any
 from tabpilot.engine.errors import TabpilotError
 
 VALUE_OPS = ("text", "html", "attr")
-CONVERT_OPS = ("number", "boolean")
 MAX_FIELDS = 100
 
 

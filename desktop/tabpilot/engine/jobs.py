@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from tabpilot.engine.errors import TabpilotError
+from tabpilot.observers import Observers
 
 JobStatus = Literal["queued", "running", "awaiting_approval", "complete", "error"]
 ProgressCallback = Callable[[int, int | None, str], None]
@@ -34,7 +35,10 @@ class Job:
     started: float = 0.0
     ended: float | None = None
     changed: asyncio.Event = field(default_factory=asyncio.Event, repr=False)
-    progress_listeners: list[ProgressCallback] = field(default_factory=list, repr=False)
+    progressed: Observers[[int, int | None, str]] = field(
+        default_factory=lambda: Observers("job progress"), init=False, repr=False, compare=False
+    )
+    """Told (steps completed, steps in all if known, message) as the command reports progress."""
     task: asyncio.Task[None] | None = field(default=None, repr=False)
 
     @property
@@ -49,8 +53,7 @@ class Job:
         self.steps_completed = completed
         if total is not None:
             self.steps_total = total
-        for listener in list(self.progress_listeners):
-            listener(completed, self.steps_total, message)
+        self.progressed.notify(completed, self.steps_total, message)
         self._wake()
 
     def finish(self, result: dict[str, Any]) -> None:

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from tabpilot.observers import Observers
+
 CAPABILITY_DEFAULTS: dict[str, bool] = {
     "execute_js": True,
     "page_actions": True,
@@ -21,11 +23,13 @@ Listener = Callable[["PilotState"], None]
 class PilotState:
     ai_web_pilot: bool = False
     capabilities: dict[str, bool] = field(default_factory=lambda: dict(CAPABILITY_DEFAULTS))
-    _listeners: list[Listener] = field(default_factory=list, repr=False)
+    _changed: Observers[[PilotState]] = field(
+        default_factory=lambda: Observers("AI Web Pilot"), init=False, repr=False, compare=False
+    )
 
     def subscribe(self, listener: Listener) -> Callable[[], None]:
-        self._listeners.append(listener)
-        return lambda: self._listeners.remove(listener)
+        """`listener(state)` whenever the switch or a capability changes; returns the call that stops it."""
+        return self._changed.subscribe(listener)
 
     def set_pilot(self, on: bool) -> None:
         if on != self.ai_web_pilot:
@@ -46,5 +50,4 @@ class PilotState:
         return {"ai_web_pilot": self.ai_web_pilot, "capabilities": dict(self.capabilities)}
 
     def _notify(self) -> None:
-        for listener in list(self._listeners):
-            listener(self)
+        self._changed.notify(self)

@@ -13,8 +13,8 @@ import json
 import logging
 import secrets
 import time
-from collections.abc import Callable, Mapping
-from dataclasses import asdict, dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
 from tabpilot.engine.ports import (
@@ -27,6 +27,7 @@ from tabpilot.engine.ports import (
     reported_agent,
 )
 from tabpilot.engine.steps import page_changing_kinds
+from tabpilot.observers import Observers
 
 log = logging.getLogger("tabpilot.approval")
 
@@ -150,7 +151,8 @@ class ApprovalPolicy:
         self.store = store or MemoryRules()
         self.clock = clock or SystemClock()
         self._rules = self.store.load()
-        self.listeners: list[Callable[[], None]] = []
+        self.changed: Observers[[]] = Observers("approval rules")
+        """Told when a rule is added, revoked or expires."""
 
     # -- ApprovalPort -----------------------------------------------------------------------------
 
@@ -229,20 +231,7 @@ class ApprovalPolicy:
 
     def _persist(self) -> None:
         self.store.save(self._rules)
-        for listener in list(self.listeners):
-            listener()
-
-
-def rules_to_json(rules: list[Rule]) -> str:
-    return json.dumps([asdict(r) for r in rules], separators=(",", ":"))
-
-
-def rules_from_json(text: str | None) -> list[Rule]:
-    try:
-        raw = json.loads(text) if text else []
-    except ValueError:
-        return []
-    return [r for r in (Rule.from_dict(item) for item in raw if isinstance(raw, list)) if r is not None]
+        self.changed.notify()
 
 
 def _new_id() -> str:

@@ -11,7 +11,7 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +22,7 @@ from tabpilot.engine import limits
 from tabpilot.engine.errors import TabpilotError
 from tabpilot.engine.ports import WorkflowEntry
 from tabpilot.engine.workflows import MAX_FILE_BYTES, Workflow, parse_workflow
+from tabpilot.observers import Observers
 from tabpilot.storage.atomic import remove_stale_temp_files, write_atomic
 
 log = logging.getLogger("tabpilot.workflows")
@@ -92,8 +93,8 @@ class DiskWorkflowStore:
         self._last: dict[str, tuple[str | None, str | None]] = {}
         self._lock = threading.Lock()
         self._observer: Any = None
-        self.listeners: list[Callable[[], None]] = []
-        """Called (from the watcher's thread) whenever the list changes."""
+        self.changed: Observers[[]] = Observers("workflow list")
+        """Told (on the watcher's thread) whenever the list or a workflow's last run changes."""
 
     # -- loading and watching -------------------------------------------------------------------
 
@@ -140,11 +141,7 @@ class DiskWorkflowStore:
             self._notify()
 
     def _notify(self) -> None:
-        for listener in list(self.listeners):
-            try:
-                listener()
-            except Exception:
-                log.exception("a workflow-list listener failed")
+        self.changed.notify()
 
     # -- WorkflowStore --------------------------------------------------------------------------
 

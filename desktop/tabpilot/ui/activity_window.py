@@ -51,8 +51,7 @@ from tabpilot.ui.dialogs import spawn
 from tabpilot.ui.icons import app_icon
 
 if TYPE_CHECKING:
-    from tabpilot.app import App
-    from tabpilot.vault.secrets import SecretsVault
+    from tabpilot.app_facade import AppFacade
 
 MAX_ROWS = 2000
 """Commands kept in the window; older ones drop off the bottom."""
@@ -378,18 +377,9 @@ class ProgressDelegate(QStyledItemDelegate):
         style.drawControl(QStyle.ControlElement.CE_ProgressBar, bar, painter, widget)
 
 
-async def secret_values(vault: SecretsVault) -> dict[str, str]:
+async def secret_values(facade: AppFacade) -> dict[str, str]:
     """The stored secrets' values, read off the GUI thread, to scrub them from anything shown."""
-
-    def read() -> dict[str, str]:
-        values: dict[str, str] = {}
-        for name in vault.names():
-            value = vault.get(name)
-            if value:
-                values[name] = value
-        return values
-
-    return await asyncio.to_thread(read)
+    return await asyncio.to_thread(facade.secret_values)
 
 
 def cut(value: Any, secrets: Mapping[str, str] | None = None, depth: int = 0) -> Any:
@@ -423,9 +413,9 @@ def _short(text: str, secrets: Mapping[str, str] | None) -> str:
 
 
 class ActivityWindow(QWidget):
-    def __init__(self, app: App, parent: QWidget | None = None) -> None:
+    def __init__(self, facade: AppFacade, parent: QWidget | None = None) -> None:
         super().__init__(parent, Qt.WindowType.Window)
-        self.app = app
+        self.facade = facade
         self.setWindowTitle("Tabpilot — Activity")
         self.setWindowIcon(app_icon())
         self.resize(1280, 620)
@@ -510,8 +500,8 @@ class ActivityWindow(QWidget):
         self._tick_timer = QTimer(self)
         self._tick_timer.setInterval(TICK_MS)
         self._tick_timer.timeout.connect(self.model.tick)
-        self._pending.extend(app.engine.activity.recent())
-        self._unsubscribe = app.engine.activity.subscribe(self._event)
+        self._pending.extend(facade.recent_activity())
+        self._unsubscribe = facade.watch_activity(self._event)
         self.flush()
 
     def dispose(self) -> None:
@@ -606,7 +596,7 @@ class ActivityWindow(QWidget):
             correlation_id = self.detail_id
             if correlation_id is None or self.model.command(correlation_id) is None:
                 return
-            values = await secret_values(self.app.secrets)
+            values = await secret_values(self.facade)
             if self._render_again:
                 continue
             command = self.model.command(correlation_id)
@@ -625,7 +615,7 @@ class ActivityWindow(QWidget):
         """What the detail view shows: the event's (redacted) parameters and the job's result, cut short
         (after the `secrets`' values in it are replaced by their references)."""
         doc = command.summary()
-        job = self.app.engine.jobs.get(command.correlation_id)
+        job = self.facade.job_outcome(command.correlation_id)
         if job is None:
             if command.running:
                 doc["result"] = "(not known)"

@@ -23,7 +23,7 @@ import html
 import json
 import logging
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Literal
 
 import shiboken6
@@ -55,11 +55,12 @@ from PySide6.QtWidgets import (
 
 from tabpilot.engine.policy import CLASS_NAMES
 from tabpilot.engine.ports import ApprovalDecision, ApprovalRequest, reported_agent
+from tabpilot.observers import Observers
 from tabpilot.ui.icons import app_icon
 from tabpilot.ui.workflow_plan import Plan, plan_for
 
 if TYPE_CHECKING:
-    from tabpilot.app import App
+    from tabpilot.app_facade import AppFacade
 
 log = logging.getLogger("tabpilot.ui.approval")
 
@@ -593,36 +594,28 @@ def outlined(image: QImage, box: Any, frame: QSize) -> tuple[QPixmap, QRect | No
 
 
 class ApprovalDialogs:
-    """The tray's ApprovalPort. Built before the App (which takes it); `attach(app)` gives it the app
-    for pictures of the target. Each prompt is its own window; several can be open at once."""
+    """The tray's ApprovalPort. Built before the App (which takes it); `attach(facade)` gives it the app's
+    facade, for pictures of the target and the saved workflow a replay runs. Each prompt is its own window;
+    several can be open at once."""
 
     def __init__(
         self,
-        app: App | None = None,
+        facade: AppFacade | None = None,
         *,
         timeout_s: float = DEFAULT_TIMEOUT_S,
         arm_delay_ms: int = ARM_DELAY_MS,
     ) -> None:
-        self.app = app
+        self.facade = facade
         self.timeout_s = timeout_s
         self.arm_delay_ms = arm_delay_ms
         self.open: list[ApprovalDialog] = []
-        self.listeners: list[Callable[[ApprovalDialog], None]] = []
-        """Called with each new dialog once it is on screen (tests, the benchmark)."""
-        self._watchers: list[Callable[[], None]] = []
+        self.shown: Observers[[ApprovalDialog]] = Observers("approval prompt shown")
+        """Told of each new dialog once it is on screen (tests, the benchmark)."""
+        self.changed: Observers[[]] = Observers("approval prompts")
+        """Told whenever a prompt opens or closes (the tray shows that one is waiting)."""
 
-    def watch(self, changed: Callable[[], None]) -> Callable[[], None]:
-        """`changed()` whenever a prompt opens or closes (the tray shows that one is waiting); returns the
-        call that stops it."""
-        self._watchers.append(changed)
-        return lambda: self._watchers.remove(changed) if changed in self._watchers else None
-
-    def _changed(self) -> None:
-        for changed in list(self._watchers):
-            changed()
-
-    def attach(self, app: App) -> None:
-        self.app = app
+    def attach(self, facade: AppFacade) -> None:
+        self.facade = facade
 
     async def decide(self, request: ApprovalRequest) -> ApprovalDecision:
         loop = asyncio.get_running_loop()
@@ -644,9 +637,8 @@ class ApprovalDialogs:
         dialog.show()
         dialog.raise_()
         picture = loop.create_task(self._fill_picture(dialog, crop)) if crop is not None else None
-        for listener in list(self.listeners):
-            listener(dialog)
-        self._changed()
+        self.shown.notify(dialog)
+        self.changed.notify()
         try:
             decision = await asyncio.wait_for(answer, self.timeout_s)
         except TimeoutError:
@@ -665,7 +657,7 @@ class ApprovalDialogs:
                         await task
             self.open.remove(dialog)
             self._dispose(dialog)
-            self._changed()
+            self.changed.notify()
         log.info(
             "%s %s.%s for the agent that %s%s",
             "allowed" if decision.allow else "denied",
@@ -678,16 +670,16 @@ class ApprovalDialogs:
 
     def _saved(self, request: ApprovalRequest) -> dict[str, Any] | None:
         """The saved workflow a replay runs (its steps are shown whole, not only the ones it asks about)."""
-        if self.app is None or not request.workflow_id or request.params.get("operation") != "replay":
+        if self.facade is None or not request.workflow_id or request.params.get("operation") != "replay":
             return None
-        entry = self.app.workflows.get(request.workflow_id)
+        entry = self.facade.workflow(request.workflow_id)
         return entry.workflow.document() if entry is not None and entry.workflow is not None else None
 
     async def _crop(self, request: ApprovalRequest) -> dict[str, Any] | None:
-        if self.app is None:
+        if self.facade is None:
             return None
         try:
-            return await self.app.crop(request.tab_id, request.selector)
+            return await self.facade.crop(request.tab_id, request.selector)
         except Exception:  # a picture is a nicety: never let it break the prompt
             log.warning("no picture for the approval prompt", exc_info=True)
             return None

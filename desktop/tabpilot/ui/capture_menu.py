@@ -2,7 +2,7 @@
 
 The two capture toggles (WebSockets, network bodies) are capabilities and live with the others in the
 Capabilities submenu; this menu shows their state in its first line. It is rebuilt each time it opens,
-from `App.capture_status()`, so it costs nothing while closed.
+from `AppFacade.capture_status()`, so it costs nothing while closed.
 
 Tabs are named by their titles, as the browser shows them. Capture does not keep titles, so the menu asks
 the browser for its tabs when it opens (a read, nothing changes) and names them as soon as the answer is
@@ -22,7 +22,7 @@ from tabpilot.engine.errors import TabpilotError
 from tabpilot.ui.dialogs import spawn
 
 if TYPE_CHECKING:
-    from tabpilot.app import App
+    from tabpilot.app_facade import AppFacade
 
 log = logging.getLogger("tabpilot.ui")
 
@@ -58,9 +58,9 @@ def describe_tab(tab: dict[str, Any], title: str = "") -> str:
 
 
 class CaptureMenu(QMenu):
-    def __init__(self, app: App, parent: QWidget | None = None) -> None:
+    def __init__(self, facade: AppFacade, parent: QWidget | None = None) -> None:
         super().__init__("Capture", parent)
-        self.app = app
+        self.facade = facade
         self.titles: dict[int, str] = {}
         """The browser's tab titles, by tab id, as last heard."""
         self.tab_lines: dict[int, QAction] = {}
@@ -70,17 +70,16 @@ class CaptureMenu(QMenu):
 
     def _opening(self) -> None:
         self.rebuild()
-        if self._tabs and self.app.link.connected:
+        if self._tabs and self.facade.browser_connected():
             spawn(self._ask_titles())
 
     async def _ask_titles(self) -> None:
         try:
-            answer = await self.app.link.request("tabs.list", {}, timeout_s=TITLES_TIMEOUT_S)
+            tabs = await self.facade.browser_tabs(TITLES_TIMEOUT_S)
         except (TabpilotError, TimeoutError) as exc:  # a name is a nicety: the address stays
             log.debug("no tab titles for the capture menu: %s", exc)
             return
-        tabs = answer.get("tabs")
-        for tab in tabs if isinstance(tabs, list) else []:
+        for tab in tabs:
             if isinstance(tab, dict) and isinstance(tab.get("tab_id"), int) and isinstance(tab.get("title"), str):
                 self.titles[tab["tab_id"]] = tab["title"]
         if shiboken6.isValid(self):
@@ -95,7 +94,7 @@ class CaptureMenu(QMenu):
     def rebuild(self) -> None:
         self.clear()
         self.tab_lines = {}
-        status = self.app.capture_status()
+        status = self.facade.capture_status()
         toggles = QAction(
             f"WebSockets {'on' if status['websockets'] else 'off'} · network bodies "
             f"{'on' if status['network_bodies'] else 'off'} (see Capabilities)",
@@ -122,5 +121,5 @@ class CaptureMenu(QMenu):
         self.addAction(clear)
 
     def _clear(self) -> None:
-        self.app.capture.clear()
+        self.facade.clear_capture()
         self.rebuild()

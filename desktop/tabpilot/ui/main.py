@@ -9,16 +9,17 @@ from typing import TYPE_CHECKING
 from tabpilot.paths import Paths
 
 if TYPE_CHECKING:
-    from tabpilot.app import App
+    from tabpilot.app_facade import AppFacade
     from tabpilot.ui.tray import TrayController
 
 
-def open_managed_at_start(app: App, tray: TrayController) -> asyncio.Task[None] | None:
+def open_managed_at_start(facade: AppFacade, tray: TrayController) -> asyncio.Task[None] | None:
     """The setting "Open it when Tabpilot starts": the managed browser launched through the tray, which holds
     the task and shows a launch that fails."""
-    if not app.settings.open_managed_at_start:
+    settings = facade.settings()
+    if not settings.open_managed_at_start:
         return None
-    return tray.open_managed_browser(headless=app.settings.managed_headless)
+    return tray.open_managed_browser(headless=settings.managed_headless)
 
 
 def run_tray(paths: Paths, *, verbose: bool = False) -> int:
@@ -46,7 +47,7 @@ def run_tray(paths: Paths, *, verbose: bool = False) -> int:
     asyncio.set_event_loop(loop)
     dialogs = ApprovalDialogs()
     app = App(paths, AppOptions(mode="tray", browser="none"), dialogs)
-    dialogs.attach(app)  # the prompts show a picture of the target, which the app's browser link takes
+    dialogs.attach(app.facade)  # the prompts show a picture of the target, which the app's browser link takes
 
     async def main() -> int:
         try:
@@ -54,9 +55,9 @@ def run_tray(paths: Paths, *, verbose: bool = False) -> int:
         except (AlreadyRunning, KeyringUnavailable) as exc:
             print(f"tabpilot: {exc}", file=sys.stderr)
             return 1
-        tray = TrayController(app, app.request_stop)
-        open_managed_at_start(app, tray)
-        pairing_requests = watch_pairing_requests(app)  # "A browser wants to connect", with its code
+        tray = TrayController(app.facade, app.request_stop)
+        open_managed_at_start(app.facade, tray)
+        pairing_requests = watch_pairing_requests(app.facade)  # "A browser wants to connect", with its code
         await app.stopped.wait()
         pairing_requests.close()
         dialogs.close_all()

@@ -2,15 +2,14 @@
 extension's popup (or Deny), a window with a code the person asked for, and the paired browsers with
 Revoke.
 
-Entry points for the tray: `watch_pairing_requests(app)` (call once at start; returns a handle with
-`.close()`), `show_pairing_code(app)` ("Pair your own browser…"), `show_paired_browsers(app)`.
+Entry points for the tray, each given the app's facade: `watch_pairing_requests` (call once at start;
+returns a handle with `.close()`), `show_pairing_code` ("Pair your own browser…"), `show_paired_browsers`.
 """
 
 from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Literal
 
 import shiboken6
@@ -33,7 +32,7 @@ from tabpilot.ui.icons import app_icon
 from tabpilot.ui.revocable import Revocable, RevocableList, open_one_per_app, show_centred
 
 if TYPE_CHECKING:
-    from tabpilot.app import App
+    from tabpilot.app_facade import AppFacade
 
 log = logging.getLogger("tabpilot.ui.pairing")
 
@@ -47,13 +46,13 @@ class PairingRequestWindow(QWidget):
     closing the window) withdraws the code, so the browser stays refused.
     """
 
-    def __init__(self, app: App, pending: PendingRequest) -> None:
+    def __init__(self, facade: AppFacade, pending: PendingRequest) -> None:
         super().__init__(None)
-        self.app = app
+        self.facade = facade
         self.pending = pending
         self.outcome: Outcome = "open"
         self.paired: Pairing | None = None
-        self._known = {p.pair_id for p in app.pairings.paired()}
+        self._known = {p.pair_id for p in facade.paired_browsers()}
         knocked = bool(pending.instance_id)
         self.setObjectName("pairingRequest")
         self.setWindowTitle("Tabpilot — a browser wants to connect" if knocked else "Tabpilot — pair your browser")
@@ -128,9 +127,7 @@ class PairingRequestWindow(QWidget):
         buttons.addWidget(self.deny_button)
         layout.addLayout(buttons)
 
-        self._listening = True
-        app.pairings.listeners.append(self._changed)
-        self._unsubscribe_link: Callable[[], None] = app.link.subscribe(lambda _connected: self._link_moved())
+        self._unsubscribe = [facade.watch_pairings(self._changed), facade.watch_browsers(self._link_moved)]
         self._show_busy()
         self._ticker = QTimer(self)
         self._ticker.setInterval(1000)
@@ -141,25 +138,23 @@ class PairingRequestWindow(QWidget):
     def deny(self) -> None:
         if self.outcome == "open":
             self.outcome = "denied"
-            self.app.pairings.cancel(self.pending.code)  # -> _changed -> closes the window
+            self.facade.withdraw_pairing_code(self.pending.code)  # -> _changed -> closes the window
             log.info("pairing code withdrawn by the user")
         self.close()
 
     def _link_moved(self) -> None:
         if not shiboken6.isValid(self):
             return
-        if self.paired is not None and self.paired.pair_id in self._linked_pairs():
+        if self.paired is not None and self.paired.pair_id in self.facade.connected_pairings():
             self.close()  # the browser paired while another was connected got its turn
             return
         self._show_busy()
 
-    def _linked_pairs(self) -> set[str]:
-        return {str(h.get("pair_id")) for h in self.app.link.hellos() if h.get("pair_id")}
-
     def _show_busy(self) -> None:
-        busy = self.app.link.full()
+        full = self.facade.browsers_full()
+        busy = bool(full)
         if busy:
-            self.busy_label.setText(self.app.browsers_full())
+            self.busy_label.setText(full)
         elif self.paired is not None:
             self.busy_label.setText("A browser is gone: this one connects within a few seconds.")
         self.busy_label.setVisible(busy or self.paired is not None)
@@ -176,21 +171,21 @@ class PairingRequestWindow(QWidget):
         self.deny_button.setText("Close")
 
     def _tick(self) -> None:
-        left = max(0, round(self.pending.expires_at - self.app.pairings.clock()))
+        left = round(self.facade.seconds_left(self.pending))
         self.expiry_label.setText(f"The code works once, for the next {left // 60}:{left % 60:02d}.")
-        self.app.pairings.pending()  # lets the book expire it (we hear of that through _changed)
+        self.facade.pairing_codes()  # lets the book expire it (we hear of that through _changed)
 
     def _changed(self) -> None:
         if self.outcome != "open" or not shiboken6.isValid(self):
             return
-        if any(p.code == self.pending.code for p in self.app.pairings.pending()):
+        if any(p.code == self.pending.code for p in self.facade.pairing_codes()):
             return
-        fresh = [p for p in self.app.pairings.paired() if p.pair_id not in self._known]
+        fresh = [p for p in self.facade.paired_browsers() if p.pair_id not in self._known]
         mine = [p for p in fresh if p.instance_id == self.pending.instance_id or not self.pending.instance_id]
         if mine:
             self.outcome, self.paired = "paired", mine[-1]
             log.info("pairing completed: %s", mine[-1].describe())
-            if self.app.link.full() and mine[-1].pair_id not in self._linked_pairs():
+            if self.facade.browsers_full() and mine[-1].pair_id not in self.facade.connected_pairings():
                 self._show_waiting(mine[-1])
                 return
         else:
@@ -200,16 +195,14 @@ class PairingRequestWindow(QWidget):
     def closeEvent(self, event: QCloseEvent) -> None:
         if self.outcome == "open":  # closing the window is a Deny
             self.outcome = "denied"
-            self.app.pairings.cancel(self.pending.code)
+            self.facade.withdraw_pairing_code(self.pending.code)
         self._stop()
         super().closeEvent(event)
 
     def _stop(self) -> None:
         self._ticker.stop()
-        if self._listening:
-            self._listening = False
-            self.app.pairings.listeners.remove(self._changed)
-            self._unsubscribe_link()
+        for unsubscribe in self._unsubscribe:
+            unsubscribe()
 
 
 def _value(text: str) -> QLabel:
@@ -224,13 +217,13 @@ class PairingWatcher:
     denied is not asked about again during this run (its new codes are withdrawn at once): to pair it
     after all, use "Pair your own browser…" (show_pairing_code)."""
 
-    def __init__(self, app: App) -> None:
-        self.app = app
+    def __init__(self, facade: AppFacade) -> None:
+        self.facade = facade
         self.windows: dict[str, PairingRequestWindow] = {}
         self.denied_instances: set[str] = set()
         self._busy = False
         self._closed = False
-        app.pairings.listeners.append(self._changed)
+        self._unsubscribe = facade.watch_pairings(self._changed)
         self._changed()
 
     def _changed(self) -> None:
@@ -248,14 +241,14 @@ class PairingWatcher:
                 if shiboken6.isValid(window) and window.outcome == "denied":
                     self.denied_instances.add(window.pending.instance_id)
                 del self.windows[code]
-        for pending in self.app.pairings.pending():
+        for pending in self.facade.pairing_codes():
             if not pending.instance_id or pending.code in self.windows:
                 continue
             if pending.instance_id in self.denied_instances:
-                self.app.pairings.cancel(pending.code)
+                self.facade.withdraw_pairing_code(pending.code)
                 log.info("a browser denied earlier knocked again: refused without asking")
                 continue
-            window = PairingRequestWindow(self.app, pending)
+            window = PairingRequestWindow(self.facade, pending)
             window.destroyed.connect(lambda _obj=None: self._changed())
             self.windows[pending.code] = window
             show_centred(window)
@@ -266,31 +259,29 @@ class PairingWatcher:
         if self._closed:
             return
         self._closed = True
-        self.app.pairings.listeners.remove(self._changed)
+        self._unsubscribe()
         for window in list(self.windows.values()):
             if shiboken6.isValid(window):
                 window.close()
         self.windows.clear()
 
 
-def watch_pairing_requests(app: App) -> PairingWatcher:
+def watch_pairing_requests(facade: AppFacade) -> PairingWatcher:
     """Start asking about browsers that want to connect; `.close()` on the handle stops it."""
-    return PairingWatcher(app)
+    return PairingWatcher(facade)
 
 
-def open_pairing_code(app: App) -> PairingRequestWindow:
+def open_pairing_code(facade: AppFacade) -> PairingRequestWindow:
     """A fresh one-time code in a window, for a browser the person sets up now."""
-    app.offer_pairing_code()
-    pending = max((p for p in app.pairings.pending() if not p.instance_id), key=lambda p: p.expires_at)
-    window = PairingRequestWindow(app, pending)
+    window = PairingRequestWindow(facade, facade.offer_pairing_code())
     show_centred(window)
     window.activateWindow()
     return window
 
 
-def show_pairing_code(app: App) -> None:
+def show_pairing_code(facade: AppFacade) -> None:
     """For the tray menu: "Pair your own browser…"."""
-    open_pairing_code(app)
+    open_pairing_code(facade)
 
 
 # -- paired browsers ---------------------------------------------------------------------------------
@@ -304,7 +295,7 @@ def _when(at: float) -> str:
 
 
 class PairedBrowsersWindow(RevocableList):
-    def __init__(self, app: App) -> None:
+    def __init__(self, facade: AppFacade) -> None:
         super().__init__(
             name="pairedBrowsers",
             title="Tabpilot — paired browsers",
@@ -317,7 +308,7 @@ class PairedBrowsersWindow(RevocableList):
             stretch=BROWSER_COLUMN,
             empty="No browser is paired.",
         )
-        self.app = app
+        self.facade = facade
         table = self.table
         table.setEditTriggers(
             QAbstractItemView.EditTrigger.DoubleClicked | QAbstractItemView.EditTrigger.EditKeyPressed
@@ -326,20 +317,18 @@ class PairedBrowsersWindow(RevocableList):
         table.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         table.itemChanged.connect(self._renamed)
         self.pair_button = QPushButton("Pair a browser…")
-        self.pair_button.clicked.connect(lambda: show_pairing_code(self.app))
+        self.pair_button.clicked.connect(lambda: show_pairing_code(self.facade))
         self.buttons.insertWidget(0, self.pair_button)
 
-        self._listening = True
-        app.pairings.listeners.append(self.refresh)
-        self._unsubscribe_link: Callable[[], None] = app.link.subscribe(lambda _connected: self.refresh())
+        self._unsubscribe = [facade.watch_pairings(self.refresh), facade.watch_browsers(self.refresh)]
         self.refresh()
 
     def refresh(self) -> None:
         if not shiboken6.isValid(self):
             return
-        connected = {h.get("pair_id") for h in self.app.link.hellos()}
+        connected = self.facade.connected_pairings()
         shown = []
-        for pairing in self.app.pairings.paired():
+        for pairing in self.facade.paired_browsers():
             seen = "connected now" if pairing.pair_id in connected else _when(pairing.last_seen)
             browser = f"{pairing.browser} {pairing.version}".strip()
             cells = (pairing.label(), browser, pairing.os or "—", seen, _when(pairing.created_at))
@@ -369,7 +358,7 @@ class PairedBrowsersWindow(RevocableList):
         self.table.setCurrentCell(-1, -1)  # nothing looks selected until the person picks a name
 
     def rename(self, pair_id: str, name: str) -> None:
-        if self.app.pairings.rename(pair_id, name):
+        if self.facade.rename_pairing(pair_id, name):
             log.info("paired browser %s renamed by the user", pair_id)
 
     def _renamed(self, item: QTableWidgetItem) -> None:
@@ -378,21 +367,19 @@ class PairedBrowsersWindow(RevocableList):
             self.rename(pair_id, item.text())
 
     def revoke(self, pair_id: str) -> None:
-        if self.app.revoke_pairing(pair_id):
+        if self.facade.revoke_pairing(pair_id):
             log.info("paired browser %s revoked by the user", pair_id)
 
     def stop(self) -> None:
-        if self._listening:
-            self._listening = False
-            self.app.pairings.listeners.remove(self.refresh)
-            self._unsubscribe_link()
+        for unsubscribe in self._unsubscribe:
+            unsubscribe()
 
 
-def open_paired_browsers(app: App) -> PairedBrowsersWindow:
+def open_paired_browsers(facade: AppFacade) -> PairedBrowsersWindow:
     """The app's paired-browsers window, shown and raised (one per app)."""
-    return open_one_per_app(app, PairedBrowsersWindow)
+    return open_one_per_app(facade, PairedBrowsersWindow)
 
 
-def show_paired_browsers(app: App) -> None:
+def show_paired_browsers(facade: AppFacade) -> None:
     """For the tray menu: "Paired browsers…"."""
-    open_paired_browsers(app)
+    open_paired_browsers(facade)

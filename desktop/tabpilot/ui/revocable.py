@@ -30,7 +30,7 @@ from tabpilot.ui.dialogs import close_on_escape, window_title
 from tabpilot.ui.icons import app_icon
 
 if TYPE_CHECKING:
-    from tabpilot.app import App
+    from tabpilot.app_facade import AppFacade
 
 W = TypeVar("W", bound=QWidget)
 
@@ -73,13 +73,13 @@ def show_centred(window: QWidget) -> None:
 _one_per_app: dict[tuple[object, int], QWidget] = {}
 
 
-def open_one_per_app(app: App, make: Callable[[App], W]) -> W:
+def open_one_per_app(facade: AppFacade, make: Callable[[AppFacade], W]) -> W:
     """The app's window that `make` builds, shown, raised and activated: a second call brings the same one to
     the front, until it is closed."""
-    key = (make, id(app))
+    key = (make, id(facade))
     window = _one_per_app.get(key)
     if window is None or not shiboken6.isValid(window):
-        window = make(app)
+        window = make(facade)
         window.destroyed.connect(lambda _obj=None, key=key: _one_per_app.pop(key, None))
         _one_per_app[key] = window
         show_centred(window)

@@ -16,12 +16,12 @@ from tabpilot.engine.ports import reported_agent
 from tabpilot.ui.revocable import Revocable, RevocableList, open_one_per_app
 
 if TYPE_CHECKING:
-    from tabpilot.app import App
+    from tabpilot.app_facade import AppFacade
 
 log = logging.getLogger("tabpilot.ui.rules")
 
 COLUMNS = ("Agent (the name it gave)", "May do, without asking", "On", "Time left", "Since", "")
-AGENT, ALLOWS, ON, TIME_LEFT, SINCE = range(5)
+TIME_LEFT = COLUMNS.index("Time left")
 TICK_MS = 1000
 
 
@@ -41,7 +41,7 @@ def describe(rule: Rule) -> tuple[str, str, str]:
 
 
 class RulesWindow(RevocableList):
-    def __init__(self, app: App) -> None:
+    def __init__(self, facade: AppFacade) -> None:
         super().__init__(
             name="rulesWindow",
             title="Tabpilot — approval rules",
@@ -55,11 +55,10 @@ class RulesWindow(RevocableList):
             stretch=1,
             empty="No rules: every page change asks you first.",
         )
-        self.app = app
+        self.facade = facade
         self.rules: list[Rule] = []
-        self._listening = True
         self._refreshing = False
-        app.policy.listeners.append(self.refresh)
+        self._unsubscribe = facade.watch_rules(self.refresh)
         self._ticker = QTimer(self)
         self._ticker.setInterval(TICK_MS)
         self._ticker.timeout.connect(self.refresh)  # time left, and rules that expire
@@ -76,8 +75,8 @@ class RulesWindow(RevocableList):
             self._refreshing = False
 
     def _refresh(self) -> None:
-        rules = self.app.policy.rules()  # drops expired rules (telling the listeners: us, hence the guard)
-        now = self.app.policy.clock.time()
+        rules = self.facade.approval_rules()  # drops expired rules (telling the watchers: us, hence the guard)
+        now = self.facade.rules_clock()
         if [r.rule_id for r in rules] != [r.rule_id for r in self.rules]:
             self._rebuild(rules)
         for row, rule in enumerate(rules):
@@ -104,15 +103,13 @@ class RulesWindow(RevocableList):
         self.show_rows(shown)
 
     def revoke(self, rule_id: str) -> None:
-        if self.app.policy.revoke(rule_id):
+        if self.facade.revoke_rule(rule_id):
             log.info("approval rule %s revoked by the user", rule_id)
         self.refresh()
 
     def stop(self) -> None:
         self._ticker.stop()
-        if self._listening:
-            self._listening = False
-            self.app.policy.listeners.remove(self.refresh)
+        self._unsubscribe()
 
 
 def _what_it_skips(rule: Rule) -> str:
@@ -122,11 +119,11 @@ def _what_it_skips(rule: Rule) -> str:
     return f"replays of workflow {rule.workflow_id} by the agent that {reported_agent(rule.agent)}"
 
 
-def open_rules_window(app: App) -> RulesWindow:
+def open_rules_window(facade: AppFacade) -> RulesWindow:
     """The app's rules window, shown and raised (one per app: a second call brings it to the front)."""
-    return open_one_per_app(app, RulesWindow)
+    return open_one_per_app(facade, RulesWindow)
 
 
-def show_rules_window(app: App) -> None:
+def show_rules_window(facade: AppFacade) -> None:
     """For the tray menu: "Approval rules…"."""
-    open_rules_window(app)
+    open_rules_window(facade)

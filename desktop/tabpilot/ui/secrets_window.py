@@ -32,17 +32,17 @@ from tabpilot.vault.keyring_store import flush_writes
 from tabpilot.vault.secrets import NAME, SecretError
 
 if TYPE_CHECKING:
-    from tabpilot.app import App
+    from tabpilot.app_facade import AppFacade
 
 log = logging.getLogger("tabpilot.ui")
 
-NAME_COL, STATE_COL, USED_COL = range(3)
+NAME_COL, USED_COL = 0, 2  # the middle column says whether the keyring has a value
 
 
 class SecretsWindow(QWidget):
-    def __init__(self, app: App, parent: QWidget | None = None) -> None:
+    def __init__(self, facade: AppFacade, parent: QWidget | None = None) -> None:
         super().__init__(parent, Qt.WindowType.Window)
-        self.app = app
+        self.facade = facade
         self.setWindowTitle("Tabpilot — Secrets")
         self.setWindowIcon(app_icon())
         self.resize(620, 440)
@@ -103,7 +103,6 @@ class SecretsWindow(QWidget):
         self.status.setWordWrap(True)
         layout.addWidget(self.status)
 
-        self.rename_dialog: QInputDialog | None = None
         self._stored: list[str] = []
         self._filling = False
         self._busy = False
@@ -194,7 +193,7 @@ class SecretsWindow(QWidget):
         stored = await asyncio.to_thread(self._names_after_writes)
         if ok:
             stored = sorted((set(stored) | set(added)) - set(removed))
-        self._fill(stored, self.app.secret_usage())
+        self._fill(stored, self.facade.secret_usage())
         self._check()
         return ok
 
@@ -202,7 +201,7 @@ class SecretsWindow(QWidget):
         """The stored names once the keyring writes under way have landed: the list of names is written in
         the background (vault/keyring_store.py), and read before that it is the list from before."""
         flush_writes()
-        return self.app.secrets.names()
+        return self.facade.secret_names()
 
     def save(self) -> None:
         name, value = self.name_edit.text().strip(), self.value_edit.text()
@@ -211,7 +210,7 @@ class SecretsWindow(QWidget):
         verb = "changed" if name in self._stored else "saved"
 
         self.value_edit.clear()  # never shown again: it lives on only in this closure until the keyring has it
-        spawn(self._run(lambda: self.app.secrets.set(name, value), f"{name} {verb}.", added=(name,)))
+        spawn(self._run(lambda: self.facade.set_secret(name, value), f"{name} {verb}.", added=(name,)))
 
     def ask_rename(self) -> None:
         old = self.selected_name()
@@ -223,7 +222,6 @@ class SecretsWindow(QWidget):
         dialog.setTextValue(old)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)
         dialog.textValueSelected.connect(lambda new: self.rename(old, new.strip()))
-        self.rename_dialog = dialog
         dialog.open()
 
     def rename(self, old: str, new: str) -> None:
@@ -233,13 +231,13 @@ class SecretsWindow(QWidget):
             self.status.setText(f"{new!r} is not a valid name: letters, digits, '_', '.', '-' (at most 64).")
             return
         renamed = f"{old} renamed to {new}."
-        spawn(self._run(lambda: self.app.secrets.rename(old, new), renamed, added=(new,), removed=(old,)))
+        spawn(self._run(lambda: self.facade.rename_secret(old, new), renamed, added=(new,), removed=(old,)))
 
     def ask_delete(self) -> None:
         name = self.selected_name()
         if name is None:
             return
-        used = self.app.secret_usage().get(name, [])
+        used = self.facade.secret_usage().get(name, [])
         details = f"Used by: {', '.join(used)}. Those workflows will fail until it is added again." if used else ""
         confirm(
             self,
@@ -252,4 +250,4 @@ class SecretsWindow(QWidget):
         )
 
     def delete(self, name: str) -> None:
-        spawn(self._run(lambda: self.app.secrets.delete(name), f"{name} deleted.", removed=(name,)))
+        spawn(self._run(lambda: self.facade.delete_secret(name), f"{name} deleted.", removed=(name,)))

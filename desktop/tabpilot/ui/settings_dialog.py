@@ -34,7 +34,7 @@ from tabpilot.ui.dialogs import ask_open_path, confirm, fit_placeholder
 from tabpilot.ui.icons import app_icon
 
 if TYPE_CHECKING:
-    from tabpilot.app import App
+    from tabpilot.app_facade import AppFacade
 
 log = logging.getLogger("tabpilot.ui")
 
@@ -96,9 +96,9 @@ def align_labels(*forms: QFormLayout) -> None:
 
 
 class SettingsDialog(QDialog):
-    def __init__(self, app: App, parent: QWidget | None = None) -> None:
+    def __init__(self, facade: AppFacade, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.app = app
+        self.facade = facade
         self.setWindowTitle("Tabpilot — Settings")
         self.setWindowIcon(app_icon())
         self.setMinimumWidth(520)
@@ -178,7 +178,7 @@ class SettingsDialog(QDialog):
             self.load()
 
     def load(self) -> None:
-        settings = self.app.settings
+        settings = self.facade.settings()
         self.port.setValue(settings.port)
         self.browser_edit.setText(settings.browser_executable)
         self.headless.setChecked(settings.managed_headless)
@@ -213,7 +213,7 @@ class SettingsDialog(QDialog):
             self.status.setText(" ".join(problems))
             return
         try:
-            self.restart_needed = self.app.apply_settings(settings)
+            self.restart_needed = self.facade.apply_settings(settings)
         except OSError as exc:
             self.status.setText(f"The settings could not be saved: {exc}")
             return
@@ -252,7 +252,7 @@ class SettingsDialog(QDialog):
 
     def rotate(self) -> None:
         try:
-            self.app.rotate_token()
+            self.facade.rotate_token()
         except Exception as exc:  # the keyring refused: a boundary, shown to the person
             log.warning("rotating the token failed: %s", exc)
             self.status.setText(f"The token could not be rotated: {exc}")

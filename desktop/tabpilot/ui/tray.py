@@ -35,7 +35,7 @@ from tabpilot.ui.rules_window import show_rules_window
 from tabpilot.ui.workflows_menu import WorkflowsMenu
 
 if TYPE_CHECKING:
-    from tabpilot.app import App
+    from tabpilot.app_facade import AppFacade
 
 log = logging.getLogger("tabpilot.ui")
 
@@ -61,9 +61,9 @@ def is_workflow(event: ActivityEvent) -> bool:
 
 
 class TrayController(QObject):
-    def __init__(self, app: App, quit_app: Callable[[], None]) -> None:
+    def __init__(self, facade: AppFacade, quit_app: Callable[[], None]) -> None:
         super().__init__()
-        self.app = app
+        self.facade = facade
         self.tray = QSystemTrayIcon()
         self.host = QWidget()
         """Never shown: the parent of the windows and dialogs the menu opens, so they go with the tray."""
@@ -88,7 +88,7 @@ class TrayController(QObject):
             self.capabilities_menu.addAction(action)
             self.capability_actions[name] = action
 
-        self.workflows = WorkflowsMenu(app, self.host, self.notify, self, self.menu)
+        self.workflows = WorkflowsMenu(facade, self.host, self.notify, self, self.menu)
         self.activity_action = QAction("Activity…", self.menu)
         self.secrets_action = QAction("Secrets…", self.menu)
         self.paired_action = QAction("Paired browsers…", self.menu)
@@ -104,7 +104,7 @@ class TrayController(QObject):
         self.menu.addSeparator()
         self.menu.addAction(self.pilot_action)
         self.menu.addMenu(self.capabilities_menu)
-        self.capture_menu = CaptureMenu(app, self.menu)  # capture status per tab (issue 5)
+        self.capture_menu = CaptureMenu(facade, self.menu)  # capture status per tab (issue 5)
         self.menu.addMenu(self.capture_menu)
         self.menu.addSeparator()
         self.menu.addMenu(self.workflows.menu)
@@ -135,21 +135,21 @@ class TrayController(QObject):
         self.secrets_action.triggered.connect(self.show_secrets)
         self.settings_action.triggered.connect(self.show_settings)
         # Windows of the approval and pairing UI: one per app, kept by their modules.
-        self.paired_action.triggered.connect(lambda: show_paired_browsers(self.app))
-        self.pair_action.triggered.connect(lambda: show_pairing_code(self.app))
-        self.rules_action.triggered.connect(lambda: show_rules_window(self.app))
+        self.paired_action.triggered.connect(lambda: show_paired_browsers(self.facade))
+        self.pair_action.triggered.connect(lambda: show_pairing_code(self.facade))
+        self.rules_action.triggered.connect(lambda: show_rules_window(self.facade))
         self.open_browser_action.triggered.connect(self._open_browser)
         self.quit_action.triggered.connect(quit_app)
         self.tray.messageClicked.connect(self._message_clicked)
         self._unsubscribe: list[Callable[[], None]] = [
-            app.link.subscribe(lambda _connected: self.refresh()),
-            app.engine.pilot.subscribe(lambda _pilot: self.refresh()),
-            app.engine.activity.subscribe(self._activity),
+            facade.watch_browsers(self.refresh),
+            facade.watch_pilot(self.refresh),
+            facade.watch_activity(self._activity),
         ]
-        self.prompts = app.human_approvals if isinstance(app.human_approvals, ApprovalDialogs) else None
+        self.prompts = facade.approvals if isinstance(facade.approvals, ApprovalDialogs) else None
         """The approval prompts (the tray app's), whose waiting for the person the icon shows."""
         if self.prompts is not None:
-            self._unsubscribe.append(self.prompts.watch(self.refresh))
+            self._unsubscribe.append(self.prompts.changed.subscribe(self.refresh))
         self.refresh()
         self.tray.show()
 
@@ -176,12 +176,10 @@ class TrayController(QObject):
     # -- toggles ---------------------------------------------------------------------------------
 
     def _pilot_toggled(self, on: bool) -> None:
-        if on != self.app.engine.pilot.ai_web_pilot:
-            self.app.set_pilot(on, remember=True)
+        self.facade.set_pilot(on)
 
     def _capability_toggled(self, name: str, on: bool) -> None:
-        if self.app.engine.pilot.capabilities.get(name) != on:
-            self.app.set_capability(name, on)
+        self.facade.set_capability(name, on)
 
     # -- windows -----------------------------------------------------------------------------------
 
@@ -199,17 +197,17 @@ class TrayController(QObject):
     def show_activity(self) -> QWidget:
         from tabpilot.ui.activity_window import ActivityWindow
 
-        return self._show("activity", lambda: ActivityWindow(self.app, self.host))
+        return self._show("activity", lambda: ActivityWindow(self.facade, self.host))
 
     def show_secrets(self) -> QWidget:
         from tabpilot.ui.secrets_window import SecretsWindow
 
-        return self._show("secrets", lambda: SecretsWindow(self.app, self.host))
+        return self._show("secrets", lambda: SecretsWindow(self.facade, self.host))
 
     def show_settings(self) -> QWidget:
         from tabpilot.ui.settings_dialog import SettingsDialog
 
-        return self._show("settings", lambda: SettingsDialog(self.app, self.host))
+        return self._show("settings", lambda: SettingsDialog(self.facade, self.host))
 
     def _open_browser(self) -> None:
         self.open_managed_browser(headless=False)
@@ -220,7 +218,7 @@ class TrayController(QObject):
 
         async def go() -> None:
             try:
-                await self.app.open_managed_browser(headless=headless)
+                await self.facade.open_managed_browser(headless=headless)
             except TabpilotError as exc:  # logged by the app, with the log ref the message gives
                 self.tray.showMessage("Tabpilot", exc.message, QSystemTrayIcon.MessageIcon.Warning)
             except Exception as exc:  # a boundary: whatever went wrong is shown, not lost in a task
@@ -248,10 +246,10 @@ class TrayController(QObject):
     def _workflow_finished(self, event: ActivityEvent) -> None:
         workflow_id = str(event.params.get("workflow_id") or "")
         name = str(event.params.get("name") or workflow_id or event.correlation_id)
-        entry = self.app.workflows.get(workflow_id) if workflow_id else None
+        entry = self.facade.workflow(workflow_id) if workflow_id else None
         if entry is not None and entry.workflow is not None:
             name = entry.workflow.name
-        job = self.app.engine.jobs.get(event.correlation_id)
+        job = self.facade.job_outcome(event.correlation_id)
         if event.outcome == "ok":
             result = job.result if job is not None and job.result is not None else {}
             if not workflow_id:
@@ -285,32 +283,31 @@ class TrayController(QObject):
     def compute_look(self) -> TrayLook:
         if self.waiting_for_you():
             return "waiting"  # before anything else: the one look that asks the person to act
-        if not self.app.link.connected:
+        if not self.facade.browser_connected():
             return "disconnected"
-        if self.app.engine.activity.running > 0 or self._busy_until_idle.isActive():
+        if self.facade.running_commands() > 0 or self._busy_until_idle.isActive():
             return "busy"
-        return "pilot" if self.app.engine.pilot.ai_web_pilot else "connected"
+        return "pilot" if self.facade.pilot_on() else "connected"
 
     def refresh(self) -> None:
-        pilot = self.app.engine.pilot.ai_web_pilot
+        pilot = self.facade.pilot_on()
         _set_checked(self.pilot_action, pilot)
+        capabilities = self.facade.capabilities()
         for name, action in self.capability_actions.items():
-            _set_checked(action, self.app.engine.pilot.capabilities.get(name, False))
-        info = self.app.link.info()
-        if self.app.link.connected:
+            _set_checked(action, capabilities.get(name, False))
+        info = self.facade.browser_info()
+        if self.facade.browser_connected():
             name = f"{info.get('name', 'browser')} {info.get('version', '')}".strip()
             link = f"Browser: connected — {name}" + (" (managed)" if info.get("managed") else "")
         else:
             link = "Browser: not connected"
         self.link_action.setText(link)
-        port = self.app.bridge.port if self.app.bridge else 0
-        self.status_action.setText(f"Tabpilot — port {port}")
-        running = self.app.engine.activity.running
+        self.status_action.setText(f"Tabpilot — port {self.facade.port()}")
+        running = self.facade.running_commands()
         self.running_action.setText(
             "Nothing running" if not running else f"Running {running} command{'' if running == 1 else 's'}"
         )
-        managed = self.app.managed
-        self.open_browser_action.setEnabled(managed is None or not (managed.running or managed.launching))
+        self.open_browser_action.setEnabled(self.facade.can_open_managed_browser())
         look = self.compute_look()
         if look != self.look or self.tray.icon().isNull():
             self.look = look

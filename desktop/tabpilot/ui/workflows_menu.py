@@ -49,7 +49,7 @@ from tabpilot.ui.dialogs import (
 from tabpilot.ui.icons import app_icon
 
 if TYPE_CHECKING:
-    from tabpilot.app import App
+    from tabpilot.app_facade import AppFacade
 
 log = logging.getLogger("tabpilot.ui")
 
@@ -87,9 +87,9 @@ class WorkflowsMenu(QObject):
     files_changed = Signal()
     """Emitted from whichever thread the store's listener runs on (the watcher's); handled on the GUI thread."""
 
-    def __init__(self, app: App, host: QWidget, notify: Notify, parent: QObject, parent_menu: QMenu) -> None:
+    def __init__(self, facade: AppFacade, host: QWidget, notify: Notify, parent: QObject, parent_menu: QMenu) -> None:
         super().__init__(parent)
-        self.app = app
+        self.facade = facade
         self.host = host
         self.notify = notify
         self.menu = QMenu("Workflows", parent_menu)
@@ -101,7 +101,7 @@ class WorkflowsMenu(QObject):
         self.import_action.setToolTip("Add a workflow from a JSON file")
         self.import_action.triggered.connect(self.ask_import)
         self.folder_action = QAction("Open workflows folder", self)
-        self.folder_action.triggered.connect(lambda: self.reveal(self.app.paths.workflows_dir))
+        self.folder_action.triggered.connect(lambda: self.reveal(self.facade.workflows_folder()))
         self.params_dialog: ParamsDialog | None = None
         """The open parameters form (it deletes itself once answered or closed; forgotten then)."""
         self.viewers: dict[tuple[str, str], RunViewer] = {}
@@ -114,13 +114,12 @@ class WorkflowsMenu(QObject):
         self._rebuild_soon.setInterval(REBUILD_DELAY_MS)
         self._rebuild_soon.timeout.connect(self.rebuild)
         self.files_changed.connect(self._rebuild_soon.start)
-        app.workflows.listeners.append(self._store_changed)
+        self._unsubscribe = facade.watch_workflows(self._store_changed)
         self.rebuild()
 
     def close(self) -> None:
         self._closed = True
-        if self._store_changed in self.app.workflows.listeners:
-            self.app.workflows.listeners.remove(self._store_changed)
+        self._unsubscribe()
         self._rebuild_soon.stop()
         if self.params_dialog is not None and shiboken6.isValid(self.params_dialog):
             self.params_dialog.close()
@@ -144,7 +143,7 @@ class WorkflowsMenu(QObject):
         self.menu.clear()
         # By name as people read them; the broken ones after the rest.
         entries = sorted(
-            self.app.workflows.entries(),
+            self.facade.workflows(),
             key=lambda e: (e.workflow is None, (e.workflow.name if e.workflow else e.workflow_id).casefold()),
         )
         if not entries:
@@ -223,8 +222,8 @@ class WorkflowsMenu(QObject):
     def fill_recent_runs(self) -> None:
         """Filled when opened: the runs of every workflow, newest first (left as is when nothing changed)."""
         found: list[tuple[str, WorkflowEntry, dict[str, Any]]] = []
-        for entry in self.app.workflows.entries():
-            for run in self.app.workflows.runs(entry.workflow_id):
+        for entry in self.facade.workflows():
+            for run in self.facade.workflow_runs(entry.workflow_id):
                 found.append((str(run.get("finished_at") or run.get("started_at") or ""), entry, run))
         found.sort(key=lambda item: item[0], reverse=True)
         items: list[tuple[str, str, str, str]] = []
@@ -253,7 +252,7 @@ class WorkflowsMenu(QObject):
     # -- what the items do -------------------------------------------------------------------------
 
     def _workflow(self, workflow_id: str) -> Workflow | None:
-        entry = self.app.workflows.get(workflow_id)
+        entry = self.facade.workflow(workflow_id)
         if entry is None or entry.workflow is None:
             self.notify(f"The workflow {workflow_id} is no longer there (or no longer valid).", True)
             return None
@@ -267,7 +266,7 @@ class WorkflowsMenu(QObject):
 
         async def go() -> None:
             try:
-                await self.app.run_workflow(workflow_id, params)
+                await self.facade.run_workflow(workflow_id, params)
             except TabpilotError as exc:
                 # One that ran is reported by the tray from the activity stream; this one never started.
                 if "correlation_id" not in exc.details:
@@ -313,7 +312,7 @@ class WorkflowsMenu(QObject):
             self.notify(f"No file manager could open {folder}", True)
 
     def ask_delete(self, workflow_id: str) -> None:
-        entry = self.app.workflows.get(workflow_id)
+        entry = self.facade.workflow(workflow_id)
         if entry is None:
             return
         name = entry.workflow.name if entry.workflow is not None else workflow_id
@@ -329,7 +328,7 @@ class WorkflowsMenu(QObject):
 
     def _delete(self, workflow_id: str) -> None:
         try:
-            self.app.workflows.delete(workflow_id)
+            self.facade.delete_workflow(workflow_id)
         except OSError as exc:
             notice(self.host, "Delete failed", f"{workflow_id} could not be deleted.", details=str(exc), warning=True)
 
@@ -353,7 +352,7 @@ class WorkflowsMenu(QObject):
                 self.host, "Import failed", f"{path.name} cannot be read as a workflow.", details=str(exc), warning=True
             )
             return
-        if self.app.workflows.get(workflow.workflow_id) is not None:
+        if self.facade.workflow(workflow.workflow_id) is not None:
             confirm(
                 self.host,
                 "Replace workflow",
@@ -366,7 +365,7 @@ class WorkflowsMenu(QObject):
 
     def _save(self, workflow: Workflow) -> None:
         try:
-            self.app.workflows.save(workflow)
+            self.facade.save_workflow(workflow)
         except OSError as exc:
             notice(
                 self.host,
@@ -379,11 +378,12 @@ class WorkflowsMenu(QObject):
         self.notify(f"Imported the workflow {workflow.name}", False)
 
     def open_run(self, workflow_id: str, correlation_id: str) -> RunViewer | None:
-        run = next((r for r in self.app.workflows.runs(workflow_id) if r.get("correlation_id") == correlation_id), None)
+        runs = self.facade.workflow_runs(workflow_id)
+        run = next((r for r in runs if r.get("correlation_id") == correlation_id), None)
         if run is None:
             self.notify("That run is no longer kept (the last 10 runs of each workflow are).", True)
             return None
-        entry = self.app.workflows.get(workflow_id)
+        entry = self.facade.workflow(workflow_id)
         name = entry.workflow.name if entry is not None and entry.workflow is not None else workflow_id
         key = (workflow_id, correlation_id)
         viewer = self.viewers.get(key)

@@ -235,13 +235,3 @@ class StoredRules:
 
     def save(self, rules: list[Rule]) -> None:
         self._doc.write([asdict(r) for r in rules])
-
-
-class KeyringPairings(StoredPairings):
-    def __init__(self, account: str) -> None:
-        super().__init__(KeyringDocument("pairings", account))
-
-
-class KeyringRules(StoredRules):
-    def __init__(self, account: str) -> None:
-        super().__init__(KeyringDocument("approval-rules", account))

@@ -3,7 +3,6 @@ action (element actions / JavaScript / that workflow); rules kept before classes
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import pytest
@@ -13,7 +12,7 @@ from tabpilot.engine.catalog import build_registry
 from tabpilot.engine.core import Engine
 from tabpilot.engine.errors import TabpilotError
 from tabpilot.engine.pilot import PilotState
-from tabpilot.engine.policy import ApprovalPolicy, MemoryRules, Rule, action_class, rules_from_json
+from tabpilot.engine.policy import ApprovalPolicy, MemoryRules, Rule, action_class
 from tabpilot.engine.ports import ApprovalDecision, ApprovalRequest
 from tests.unit.fakes import FakeApprovals, FakeBrowser, FakeClock
 
@@ -105,7 +104,7 @@ def test_rules_kept_before_classes_existed_are_dropped() -> None:
             "action_class": "element",
         },
     ]
-    kept = rules_from_json(json.dumps(old))
+    kept = [r for r in map(Rule.from_dict, old) if r is not None]  # as the keyring's StoredRules loads them
     assert [r.rule_id for r in kept] == ["rule-4", "rule-5"]
     store = MemoryRules()
     store.rules = kept

@@ -34,7 +34,7 @@ def test_pending_view() -> None:
 def test_progress_reaches_listeners() -> None:
     job = Job("corr-1", "interact", "scrape")
     seen: list[tuple[int, int | None, str]] = []
-    job.progress_listeners.append(lambda *args: seen.append(args))
+    job.progressed.subscribe(lambda *args: seen.append(args))
     job.progress(1, 4, "page 1")
     job.progress(2)
     assert seen == [(1, 4, "page 1"), (2, 4, "")]

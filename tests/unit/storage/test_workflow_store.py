@@ -260,7 +260,7 @@ def test_delete_takes_the_workflow_and_its_runs_off_the_list_and_keeps_them_asid
 
 def test_hand_edits_show_up_within_two_seconds(store: DiskWorkflowStore, folder: Path) -> None:
     changes = threading.Semaphore(0)
-    store.listeners.append(changes.release)
+    store.changed.subscribe(changes.release)
     store.watch()
 
     path = write(folder, "wf-hand.json", doc("wf-hand", name="by hand"))
@@ -311,7 +311,8 @@ def test_a_failing_listener_is_contained(store: DiskWorkflowStore, folder: Path)
         calls.append("broken")
         raise RuntimeError("listener bug")
 
-    store.listeners.extend([broken, lambda: calls.append("ok")])
+    store.changed.subscribe(broken)
+    store.changed.subscribe(lambda: calls.append("ok"))
     store.load()
     store.save(parse_workflow(doc("wf-a")))
     assert calls[-2:] == ["broken", "ok"]
