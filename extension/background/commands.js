@@ -1,3 +1,4 @@
+// @ts-check
 // The allow-list of operations the app may ask for. Anything else is refused.
 import { audit } from "./a11y.js";
 import { click, press, type } from "./actions.js";

@@ -1,8 +1,10 @@
+// @ts-check
 // tab.crop: a picture of the element an approval prompt is about, taken without touching the page:
 // no debugger (which would show Chrome's bar and resize the page), no scrolling, no outline drawn in
 // it. The visible tab is captured and cut in the worker; the prompt draws the outline itself.
 // Chrome captures whatever the window shows at that moment, so the tab (still in front, same URL) and
 // the element's box are checked again afterwards; a picture taken while either changed is not given.
+import * as ext from "./ext.js";
 import { assertReadable } from "./tabs.js";
 
 const MARGIN = 48; // CSS pixels of context around the element
@@ -16,7 +18,7 @@ function capture(windowId) {
   const turn = lastCapture.then(async (previous) => {
     const wait = previous + CAPTURE_GAP_MS - Date.now();
     if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-    return chrome.tabs.captureVisibleTab(windowId, { format: "png" }).finally(() => {});
+    return ext.tabs.captureVisibleTab(windowId, { format: "png" }).finally(() => {});
   });
   lastCapture = turn.then(
     () => Date.now(),
@@ -63,21 +65,21 @@ function watchTab(tab) {
   const gone = (tabId) => {
     if (tabId === tab.id) seen.changed = true;
   };
-  chrome.tabs.onActivated.addListener(activated);
-  chrome.tabs.onUpdated.addListener(updated);
-  chrome.tabs.onDetached.addListener(gone);
-  chrome.tabs.onRemoved.addListener(gone);
+  ext.tabs.onActivated.addListener(activated);
+  ext.tabs.onUpdated.addListener(updated);
+  ext.tabs.onDetached.addListener(gone);
+  ext.tabs.onRemoved.addListener(gone);
   seen.stop = () => {
-    chrome.tabs.onActivated.removeListener(activated);
-    chrome.tabs.onUpdated.removeListener(updated);
-    chrome.tabs.onDetached.removeListener(gone);
-    chrome.tabs.onRemoved.removeListener(gone);
+    ext.tabs.onActivated.removeListener(activated);
+    ext.tabs.onUpdated.removeListener(updated);
+    ext.tabs.onDetached.removeListener(gone);
+    ext.tabs.onRemoved.removeListener(gone);
   };
   return seen;
 }
 
 async function boxIn(tabId, selector) {
-  const [frame] = await chrome.scripting.executeScript({ target: { tabId, frameIds: [0] }, func: boxOf, args: [selector] });
+  const [frame] = await ext.scripting.executeScript({ target: { tabId, frameIds: [0] }, func: boxOf, args: [selector] });
   return frame?.result ?? null;
 }
 
@@ -85,13 +87,13 @@ async function boxIn(tabId, selector) {
 async function attempt(tab, selector) {
   const watch = watchTab(tab);
   try {
-    const now = await chrome.tabs.get(tab.id);
+    const now = await ext.tabs.get(tab.id);
     const box = await boxIn(tab.id, selector);
     if (!box) return { found: false };
     const onScreen = box.x + box.width > 0 && box.y + box.height > 0 && box.x < box.vw && box.y < box.vh;
     if (!now.active || now.windowId !== tab.windowId || now.url !== tab.url || !onScreen) return { found: true, on_screen: false };
     const shot = await capture(tab.windowId);
-    const after = await chrome.tabs.get(tab.id);
+    const after = await ext.tabs.get(tab.id);
     const boxAfter = await boxIn(tab.id, selector);
     if (watch.changed || !after.active || after.windowId !== tab.windowId || after.url !== tab.url || !sameBox(box, boxAfter)) {
       return null;

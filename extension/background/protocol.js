@@ -1,3 +1,4 @@
+// @ts-check
 // The versioned bridge protocol, extension side. Its twin is desktop/tabpilot/bridge/protocol.py.
 export const PROTOCOL_VERSION = 2;
 export const DEFAULT_PORT = 47615;
