@@ -4,20 +4,21 @@
 import { appProof, extensionProof, keyOf, newNonce, normalizeCode } from "./auth.js";
 import * as ext from "./ext.js";
 import { forgetPairing as forgetStoredPairing, loadPairing, savePairing } from "./vault.js";
+// Operations that change a page: the extension refuses them while the (authenticated) app says the
+// pilot is off, as a second lock behind the app's own gate.
+import { PAGE_CHANGING_OPS } from "./operations.js";
 import {
   Codes,
   DEFAULT_PORT,
-  PAGE_CHANGING_OPS,
   PROTOCOL_VERSION,
   TPError,
   parseFrame,
   resultErr,
   resultOk,
 } from "./protocol.js";
+import { isRefusal, retryDelay } from "./retry.js";
 
 const KEEPALIVE_MS = 20_000; // a message every 20 s keeps an MV3 service worker alive (Chrome 116+)
-const BACKOFF_MS = [250, 500, 1000, 2000, 4000, 5000];
-const REFUSED_BACKOFF_MS = 15_000;
 export const WAKE_ALARM = "tabpilot-reconnect";
 
 /** Where to connect: a managed browser's launch file wins, else the port the user set in the popup. */
@@ -272,9 +273,9 @@ export class Connection {
     if (ws !== this.ws) return;
     this.ws = null;
     clearInterval(this.keepaliveTimer);
-    const refused = this.status === "refused" || this.status === "unpaired" || this.status === "waiting";
+    const refused = isRefusal(this.status);
     if (!refused) this.setStatus("disconnected", this.lastError);
-    const delay = refused ? REFUSED_BACKOFF_MS : BACKOFF_MS[Math.min(this.attempt, BACKOFF_MS.length - 1)];
+    const delay = retryDelay(this.attempt, refused);
     this.attempt += 1;
     this.retryTimer = setTimeout(() => this.connect(), delay);
   }
