@@ -4,11 +4,10 @@
 // it. The visible tab is captured and cut in the worker; the prompt draws the outline itself.
 // Chrome captures whatever the window shows at that moment, so the tab (still in front, same URL) and
 // the element's box are checked again afterwards; a picture taken while either changed is not given.
+import { boxInPicture, cropArea, isOnScreen, pictureScale, sameBox } from "./crop_geometry.js";
 import * as ext from "./ext.js";
 import { assertReadable } from "./tabs.js";
 
-const MARGIN = 48; // CSS pixels of context around the element
-const MAX_SIDE = 900;
 const CAPTURE_GAP_MS = 510; // Chrome allows two captureVisibleTab calls a second
 
 let lastCapture = Promise.resolve(0);
@@ -45,12 +44,6 @@ async function toBase64(blob) {
   let text = "";
   for (let i = 0; i < bytes.length; i += 0x8000) text += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
   return btoa(text);
-}
-
-/** Within 1 px: the page did not scroll or move the element, nor resize, between two reads. */
-function sameBox(a, b) {
-  if (!a || !b || a.dpr !== b.dpr) return false;
-  return ["x", "y", "width", "height", "vw", "vh"].every((k) => Math.abs(a[k] - b[k]) <= 1);
 }
 
 /** Notes whether, from now on, another tab comes to the front of the window or the tab navigates or leaves it. */
@@ -90,8 +83,7 @@ async function attempt(tab, selector) {
     const now = await ext.tabs.get(tab.id);
     const box = await boxIn(tab.id, selector);
     if (!box) return { found: false };
-    const onScreen = box.x + box.width > 0 && box.y + box.height > 0 && box.x < box.vw && box.y < box.vh;
-    if (!now.active || now.windowId !== tab.windowId || now.url !== tab.url || !onScreen) return { found: true, on_screen: false };
+    if (!now.active || now.windowId !== tab.windowId || now.url !== tab.url || !isOnScreen(box)) return { found: true, on_screen: false };
     const shot = await capture(tab.windowId);
     const after = await ext.tabs.get(tab.id);
     const boxAfter = await boxIn(tab.id, selector);
@@ -112,12 +104,9 @@ export async function crop(tab, { selector }) {
   if (!seen) return { found: true, on_screen: false };
   if (!seen.shot) return seen;
   const { box, shot } = seen;
-  const x = Math.max(0, Math.floor(box.x - MARGIN));
-  const y = Math.max(0, Math.floor(box.y - MARGIN));
-  const width = Math.max(1, Math.min(MAX_SIDE, Math.ceil(box.width + 2 * MARGIN), box.vw - x));
-  const height = Math.max(1, Math.min(MAX_SIDE, Math.ceil(box.height + 2 * MARGIN), box.vh - y));
+  const { x, y, width, height } = cropArea(box);
   const bitmap = await createImageBitmap(await (await fetch(shot)).blob());
-  const scale = bitmap.width / box.vw || box.dpr || 1;
+  const scale = pictureScale(bitmap.width, box);
   const canvas = new OffscreenCanvas(Math.round(width * scale), Math.round(height * scale));
   canvas.getContext("2d").drawImage(bitmap, x * scale, y * scale, width * scale, height * scale, 0, 0, canvas.width, canvas.height);
   bitmap.close();
@@ -127,12 +116,6 @@ export async function crop(tab, { selector }) {
     data: await toBase64(await canvas.convertToBlob({ type: "image/png" })),
     width: canvas.width,
     height: canvas.height,
-    // where the element is inside the picture, in its pixels
-    box: {
-      x: Math.round((box.x - x) * scale),
-      y: Math.round((box.y - y) * scale),
-      width: Math.round(box.width * scale),
-      height: Math.round(box.height * scale),
-    },
+    box: boxInPicture(box, { x, y, width, height }, scale),
   };
 }
