@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from tabpilot import __version__
+from tabpilot.engine.commands import TOOLS
 from tabpilot.paths import Paths
 
 if TYPE_CHECKING:
@@ -120,7 +121,7 @@ def _parser() -> argparse.ArgumentParser:
         formatter_class=raw,
         lazy_epilog=_tools("call"),
     )
-    call.add_argument("tool", choices=("observe", "interact", "configure", "generate"))
+    call.add_argument("tool", choices=TOOLS)
     call.add_argument("arguments", nargs="?", default="{}", help="the tool's arguments as JSON (default {})")
 
     secret = sub.add_parser(

@@ -13,10 +13,10 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from tabpilot.engine.commands import DISCRIMINATOR, Command, Registry
+from tabpilot.engine.commands import DISCRIMINATOR, SUB_DISCRIMINATOR, AnyCommand, Registry
 from tabpilot.engine.errors import ERROR_CODES, MAX_MESSAGE_CHARS
 from tabpilot.engine.params import Param
-from tabpilot.engine.workflows import STEP_FIELDS
+from tabpilot.engine.steps import step_kinds
 
 HUGE_SIZES = (300, 70_000, 1_200_000)
 """Up to 1.2 M characters: a message of two such strings passes the 8 MB limit but not the 16 MB one."""
@@ -76,7 +76,7 @@ def fitting(param: Param) -> st.SearchStrategy[Any]:
 
 def steps() -> st.SearchStrategy[list[dict[str, Any]]]:
     """Workflow steps, with the step type itself sometimes a list or an object."""
-    kind = st.sampled_from(sorted(STEP_FIELDS)) | st.sampled_from([["click"], {"a": 1}, None, 5, "hover"])
+    kind = st.sampled_from(sorted(step_kinds())) | st.sampled_from([["click"], {"a": 1}, None, 5, "hover"])
     step = st.fixed_dictionaries(
         {"type": kind},
         optional={
@@ -90,7 +90,7 @@ def steps() -> st.SearchStrategy[list[dict[str, Any]]]:
     return st.lists(step, max_size=4)
 
 
-def call_for(command: Command, max_depth: int) -> st.SearchStrategy[dict[str, Any]]:
+def call_for(command: AnyCommand, max_depth: int) -> st.SearchStrategy[dict[str, Any]]:
     """Required parameters always (mostly fitting, so that calls get past them to the mode's own
     checks), others sometimes, and now and then one the mode does not have."""
 
@@ -101,7 +101,10 @@ def call_for(command: Command, max_depth: int) -> st.SearchStrategy[dict[str, An
     optional = {p.name: value(p) for p in command.all_params if not p.required and p.name != "background"}
     optional["background"] = st.booleans()
     optional["zz_unknown"] = hostile(max_depth)
-    return st.fixed_dictionaries({DISCRIMINATOR[command.tool]: st.just(command.mode), **required}, optional=optional)
+    names = {DISCRIMINATOR[command.tool]: st.just(command.mode)}
+    if command.operation:
+        names[SUB_DISCRIMINATOR] = st.just(command.operation)
+    return st.fixed_dictionaries({**names, **required}, optional=optional)
 
 
 def tool_calls(registry: Registry, max_depth: int = 400) -> st.SearchStrategy[tuple[str, dict[str, Any]]]:
@@ -109,7 +112,7 @@ def tool_calls(registry: Registry, max_depth: int = 400) -> st.SearchStrategy[tu
     return st.sampled_from(registry.all()).flatmap(lambda command: calls_of(command, max_depth))
 
 
-def calls_of(command: Command, max_depth: int = 400) -> st.SearchStrategy[tuple[str, dict[str, Any]]]:
+def calls_of(command: AnyCommand, max_depth: int = 400) -> st.SearchStrategy[tuple[str, dict[str, Any]]]:
     """Calls of one mode."""
     return st.tuples(st.just(command.tool), call_for(command, max_depth))
 

@@ -8,6 +8,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from tabpilot.engine.operations import problems
 from tabpilot.engine.ports import ApprovalAnswer, ApprovalDecision, ApprovalRequest, WorkflowEntry
 from tabpilot.engine.workflows import Workflow, parse_workflow
 
@@ -47,6 +48,10 @@ class FakeBrowser:
         return {"name": "FakeChromium", "version": "1.0", "active_url": self.active_url}
 
     async def request(self, op: str, params: Mapping[str, Any], *, timeout_s: float) -> dict[str, Any]:
+        # What the real extension would refuse (an operation or a parameter engine/operations.py does not
+        # declare) fails here too: the engine and the extension's allow-list cannot drift apart unseen.
+        trouble = problems(op, {k: v for k, v in params.items() if v is not None})
+        assert not trouble, trouble
         self.calls.append(BrowserCall(op, dict(params), timeout_s))
         default: Reply = {"op": op, "params": dict(params)}
         if op == "tabs.resolve":  # the engine asks which tab an approval is for

@@ -7,17 +7,18 @@ import json
 import re
 import subprocess
 import sys
+from dataclasses import dataclass
 
 import pytest
 
 from tabpilot import tool_help
+from tabpilot.engine.args import Args, arg
 from tabpilot.engine.catalog import build_registry
-from tabpilot.engine.commands import DISCRIMINATOR, Command, Registry
-from tabpilot.engine.params import Param
+from tabpilot.engine.commands import DISCRIMINATOR, AnyCommand, Command, Registry
 
 
 @pytest.mark.parametrize("command", build_registry().all(), ids=lambda c: c.name)
-def test_each_example_is_a_valid_call(command: Command) -> None:
+def test_each_example_is_a_valid_call(command: AnyCommand) -> None:
     args = tool_help.example_arguments(command)
     assert args[DISCRIMINATOR[command.tool]] == command.mode
     resolved, _ = build_registry().resolve(command.tool, args)  # raises invalid_params when it is not
@@ -29,14 +30,20 @@ def test_every_mode_is_listed_with_an_example_in_both_styles() -> None:
     for style, prefix in (("call", "tabpilot call "), ("mcp", "")):
         text = tool_help.tools_help(style)  # type: ignore[arg-type]
         for command in registry.all():
-            assert re.search(rf"^  {command.mode}\s+\[", text, re.M), (style, command.name)
+            label = f"{command.mode} {command.operation}" if command.operation else command.mode
+            assert re.search(rf"^  {label}\s+\[", text, re.M), (style, command.name)
             example = json.dumps(tool_help.example_arguments(command), ensure_ascii=False, separators=(",", ":"))
             quoted = f"'{example}'" if style == "call" else example
             assert f"e.g. {prefix}{command.tool} {quoted}" in text, (style, command.name)
 
 
 def test_the_list_follows_the_registry(monkeypatch: pytest.MonkeyPatch) -> None:
-    async def handler(ctx: object, params: dict[str, object]) -> dict[str, object]:
+    @dataclass(frozen=True, kw_only=True)
+    class WiggleArgs(Args):
+        selector: str = arg("CSS selector")
+        times: int | None = arg("how often", default=None)
+
+    async def handler(ctx: object, params: WiggleArgs) -> dict[str, object]:
         return {}
 
     def registry() -> Registry:
@@ -48,8 +55,9 @@ def test_the_list_follows_the_registry(monkeypatch: pytest.MonkeyPatch) -> None:
                 "mutate",
                 "wiggle an element",
                 handler,  # type: ignore[arg-type]
-                (Param("selector", "string", "CSS selector", required=True), Param("times", "integer", "how often")),
+                WiggleArgs,
                 pilot_gated=True,
+                approval="element",
             )
         )
         return reg

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import mcp_types as types
 
-from tabpilot.engine.commands import DISCRIMINATOR, TOOLS, Command, Registry
+from tabpilot.engine.commands import DISCRIMINATOR, SUB_DISCRIMINATOR, TOOLS, AnyCommand, Registry
 from tabpilot.engine.params import Param
 
 TOOL_PURPOSE = {
@@ -16,12 +17,17 @@ TOOL_PURPOSE = {
     "configure": "Session settings.",
     "generate": "Artifacts from the page.",
 }
+MAX_TOOLS_BYTES = 8 * 1024
+"""What tools/list may cost an agent in every conversation, however many modes there are."""
+FULL, SHARED_NOTES, TYPES_ONLY, NAMES_ONLY, TERSE = 4, 3, 2, 1, 0
+"""How much of each mode's parameters the schemas carry (build_tools picks the most that fits)."""
 MAX_LISTED_MODES = 2
 """A parameter note shared by more modes than this is shown without their names."""
+HELP_NOTE = 'Any mode\'s parameters and an example: observe {"what":"help","mode":"<tool>.<mode>"}.'
 LONG_RUNNING_NOTE = "Slow calls answer {status, correlation_id}; poll observe command_result."
 
 
-def annotations_for(tool: str, commands: list[Command]) -> types.ToolAnnotations:
+def annotations_for(tool: str, commands: list[AnyCommand]) -> types.ToolAnnotations:
     """The one place where command kinds become MCP hints."""
     kinds = {c.kind for c in commands}
     read_only = kinds == {"read"} and tool != "configure"
@@ -33,10 +39,24 @@ def annotations_for(tool: str, commands: list[Command]) -> types.ToolAnnotations
     )
 
 
-def _mode_line(command: Command) -> str:
+def _needs(command: AnyCommand) -> str:
     required = [p.name for p in command.params if p.required]
-    needs = f" ({', '.join(required)})" if required else ""
-    return f"{command.mode}{needs}: {command.summary}"
+    return f" ({', '.join(required)})" if required else ""
+
+
+def _mode_lines(registry: Registry, tool: str) -> list[str]:
+    """One line per mode (a mode with operations: its operations on that line)."""
+    lines = []
+    for mode in registry.mode_names(tool):
+        operations = registry.operations(tool, mode)
+        if operations:
+            each = "; ".join(f"{c.operation}{_needs(c)}: {c.summary}" for c in operations)
+            lines.append(f"{mode} ({SUB_DISCRIMINATOR}): {each}")
+        else:
+            command = registry.get(f"{tool}.{mode}")
+            assert command is not None
+            lines.append(f"{mode}{_needs(command)}: {command.summary}")
+    return lines
 
 
 def _merged(params: list[tuple[str, Param]], all_modes: int) -> dict[str, Any]:
@@ -70,35 +90,68 @@ def _merged(params: list[tuple[str, Param]], all_modes: int) -> dict[str, Any]:
     return merged
 
 
-def input_schema(tool: str, commands: list[Command]) -> dict[str, Any]:
+def input_schema(tool: str, commands: list[AnyCommand], detail: int = FULL) -> dict[str, Any]:
     key = DISCRIMINATOR[tool]
-    props: dict[str, Any] = {key: {"type": "string", "enum": [c.mode for c in commands]}}
+    props: dict[str, Any] = {key: {"type": "string", "enum": list(dict.fromkeys(c.mode for c in commands))}}
+    operations = [c.operation for c in commands if c.operation]
+    if operations:
+        props[SUB_DISCRIMINATOR] = {"type": "string", "enum": operations}
     users: dict[str, list[tuple[str, Param]]] = {}
     for command in commands:
         for param in command.all_params:
-            users.setdefault(param.name, []).append((command.mode, param))
+            users.setdefault(param.name, []).append((command.operation or command.mode, param))
     for name, params in users.items():
         types_seen = {p.type for _, p in params}
         if len(types_seen) > 1:
             raise ValueError(f"{tool}: parameter '{name}' has different types across modes: {types_seen}")
         props[name] = _merged(params, len(commands))
+        # SHARED_NOTES: a parameter's note only when it holds for every mode that has it (one doc, no
+        # per-mode labels); the per-mode notes are in the help mode.
+        if detail < SHARED_NOTES or (detail == SHARED_NOTES and len({p.doc for _, p in params}) > 1):
+            props[name].pop("description", None)
+        elif detail == SHARED_NOTES:
+            props[name]["description"] = params[0][1].doc
+    if detail <= NAMES_ONLY:
+        # Only the modes: each mode's parameters come from the help mode and from invalid_params answers.
+        props = {k: v for k, v in props.items() if k in (key, SUB_DISCRIMINATOR)}
+        return {"type": "object", "properties": props, "required": [key], "additionalProperties": True}
     return {"type": "object", "properties": props, "required": [key]}
 
 
-def build_tools(registry: Registry) -> list[types.Tool]:
+def build_tools(registry: Registry, budget: int = MAX_TOOLS_BYTES) -> list[types.Tool]:
+    """The four tools as compact as the budget needs: every mode is always named with its required
+    parameters; parameter notes, then the parameters themselves, give way first as the surface grows
+    (the help mode has them all)."""
+    for detail in (FULL, SHARED_NOTES, TYPES_ONLY, NAMES_ONLY, TERSE):
+        tools = _tools(registry, detail)
+        if size_of(tools) <= budget:
+            break
+    return tools
+
+
+def size_of(tools: list[types.Tool]) -> int:
+    """Bytes of the tools as tools/list sends them (compact JSON)."""
+    dumped = [t.model_dump(by_alias=True, exclude_none=True) for t in tools]
+    return len(json.dumps(dumped, ensure_ascii=False, separators=(",", ":")).encode())
+
+
+def _tools(registry: Registry, detail: int) -> list[types.Tool]:
     tools = []
     for tool in TOOLS:
         commands = registry.modes(tool)
         if not commands:
             continue
-        lines = [TOOL_PURPOSE[tool], *(_mode_line(c) for c in commands)]
+        modes = _mode_lines(registry, tool)
+        if detail == TERSE:  # each mode named, with what it requires; its summary only in the help
+            modes = ["Modes: " + ", ".join(line.split(": ", 1)[0] for line in modes) + ". " + HELP_NOTE]
+        lines = [TOOL_PURPOSE[tool], *modes]
         if tool == "interact":
             lines.append(LONG_RUNNING_NOTE)
         tools.append(
             types.Tool(
                 name=tool,
                 description="\n".join(lines),
-                input_schema=input_schema(tool, commands),
+                input_schema=input_schema(tool, commands, detail),
                 annotations=annotations_for(tool, commands),
             )
         )

@@ -13,9 +13,9 @@ import weakref
 from dataclasses import dataclass, field
 from typing import Any
 
+from tabpilot.engine.args import TabArgs, arg
 from tabpilot.engine.commands import Command
 from tabpilot.engine.context import CommandContext
-from tabpilot.engine.params import Param
 
 CACHE_S = 30.0
 AUDIT_TIMEOUT_S = 30.0
@@ -57,24 +57,32 @@ def cache_for(engine: Any) -> AuditCache:
     return cache
 
 
-async def _audit(ctx: CommandContext, p: dict[str, Any]) -> dict[str, Any]:
-    tab = await ctx.browser_request("tabs.resolve", {"tab_id": p.get("tab_id")})
+@dataclass(frozen=True, kw_only=True)
+class AuditArgs(TabArgs):
+    scope: str | None = arg("CSS selector (default: page)", default=None)
+    tags: list[str] | None = arg("axe tags, e.g. wcag2aa", default=None)
+    include_passes: bool = arg("passing rules too", default=False)
+    force_refresh: bool = arg("skip the cache", default=False)
+
+
+async def _audit(ctx: CommandContext, a: AuditArgs) -> dict[str, Any]:
+    tab = await ctx.browser_request("tabs.resolve", {"tab_id": a.tab_id})
     tab_id = int(tab["tab_id"])
-    tags = tuple(p.get("tags") or ())
-    key: CacheKey = (str(tab.get("url", "")), p.get("scope") or "", tags, bool(p["include_passes"]))
+    tags = tuple(a.tags or ())
+    key: CacheKey = (str(tab.get("url", "")), a.scope or "", tags, a.include_passes)
     cache = cache_for(ctx.engine)
     clock = ctx.engine.clock
     async with cache.lock(tab_id):
-        hit = None if p["force_refresh"] else cache.get(key, clock.monotonic())
+        hit = None if a.force_refresh else cache.get(key, clock.monotonic())
         if hit is not None:
             return {**hit[1], "cached": True, "cache_age_s": round(clock.monotonic() - hit[0], 1)}
         result = await ctx.browser_request(
             "a11y.audit",
             {
                 "tab_id": tab_id,
-                "scope": p.get("scope"),
+                "scope": a.scope,
                 "tags": list(tags) or None,
-                "include_passes": p["include_passes"],
+                "include_passes": a.include_passes,
                 "redact": list(ctx.engine.config.redact_selectors),
             },
             timeout_s=AUDIT_TIMEOUT_S + 2,
@@ -83,19 +91,34 @@ async def _audit(ctx: CommandContext, p: dict[str, Any]) -> dict[str, Any]:
     return {**result, "cached": False}
 
 
-COMMANDS = [
+COMMANDS: list[Command[Any]] = [
     Command(
         "observe",
         "a11y_audit",
         "read",
         "axe-core violations",
         _audit,
-        params=(
-            Param("scope", "string", "CSS selector (default: page)"),
-            Param("tags", "array", "axe tags, e.g. wcag2aa", items="string"),
-            Param("include_passes", "boolean", "passing rules too", default=False),
-            Param("force_refresh", "boolean", "skip the cache", default=False),
-        ),
-        targets_tab=True,
+        AuditArgs,
+        result="{url, timestamp, summary:{violations, passes, incomplete, inapplicable}, violations:[{id, impact, "
+        "description, help, helpUrl, wcag, nodes:[{selector, html, failureSummary}], nodeCount}], incomplete, "
+        "passes?, axe_version, cached, cache_age_s?}",
+        example_result={
+            "url": "https://example.com/",
+            "summary": {"violations": 1, "passes": 20, "incomplete": 0, "inapplicable": 40},
+            "violations": [
+                {
+                    "id": "image-alt",
+                    "impact": "critical",
+                    "help": "Images must have alternative text",
+                    "wcag": ["1.1.1"],
+                    "nodes": [{"selector": "img.logo", "html": '<img class="logo" src="logo.png">'}],
+                    "nodeCount": 1,
+                }
+            ],
+            "incomplete": [],
+            "axe_version": "4.14.1",
+            "cached": False,
+        },
+        ops=("tabs.resolve", "a11y.audit"),
     ),
 ]

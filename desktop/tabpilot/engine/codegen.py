@@ -7,6 +7,7 @@ with `add_init_script`), so the script reads the same rows, with the same redact
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 from tabpilot.engine.extract_spec import parse_schema
@@ -192,6 +193,77 @@ def _lit(value: Any) -> str:
     return repr(value)
 
 
+Emit = Callable[[dict[str, Any], str, int], str]
+"""(step, its selector as a Python literal, its timeout) → the Playwright call that does the step."""
+
+
+def _navigate(step: dict[str, Any], sel: str, timeout: int) -> str:
+    wait_until = _lit(step.get("wait_until", "load"))
+    return f"page.goto(value({_lit(step['url'])}, params), wait_until={wait_until}, timeout={timeout})"
+
+
+def _wait(step: dict[str, Any], sel: str, timeout: int) -> str:
+    return f"page.locator({sel}).first.wait_for(state={_lit(step.get('state', 'visible'))}, timeout={timeout})"
+
+
+def _click(step: dict[str, Any], sel: str, timeout: int) -> str:
+    return f"page.locator({sel}).first.click(timeout={timeout})"
+
+
+def _fill(step: dict[str, Any], sel: str, timeout: int) -> str:
+    return f"page.locator({sel}).first.fill(value({_lit(step['value'])}, params), timeout={timeout})"
+
+
+def _type(step: dict[str, Any], sel: str, timeout: int) -> str:
+    return f"page.locator({sel}).first.press_sequentially(value({_lit(step['text'])}, params), timeout={timeout})"
+
+
+def _press(step: dict[str, Any], sel: str, timeout: int) -> str:
+    key = _lit(step["key"])
+    if step.get("selector"):
+        return f"page.locator({sel}).first.press({key}, timeout={timeout})"
+    return f"page.keyboard.press({key})"
+
+
+def _select(step: dict[str, Any], sel: str, timeout: int) -> str:
+    return f"page.locator({sel}).first.select_option(value({_lit(step['value'])}, params), timeout={timeout})"
+
+
+def _scroll(step: dict[str, Any], sel: str, timeout: int) -> str:
+    if step.get("selector"):
+        return f"page.locator({sel}).first.scroll_into_view_if_needed(timeout={timeout})"
+    return 'page.evaluate("window.scrollTo(0, document.documentElement.scrollHeight)")'
+
+
+def _delay(step: dict[str, Any], sel: str, timeout: int) -> str:
+    return f"page.wait_for_timeout({step['ms']})"
+
+
+def _extract(step: dict[str, Any], sel: str, timeout: int) -> str:
+    fields = parse_schema(step["schema"]).wire()
+    return (
+        f"rows.extend(extract(page, {sel}, {_lit(fields)}, wait_for={_lit(step.get('wait_for'))}, "
+        f"paginate={_lit(step.get('paginate'))}, timeout_ms={timeout}))"
+    )
+
+
+EMITTERS: dict[str, Emit] = {
+    "navigate": _navigate,
+    "wait": _wait,
+    "click": _click,
+    "fill": _fill,
+    "type": _type,
+    "press": _press,
+    "select": _select,
+    "scroll": _scroll,
+    "delay": _delay,
+    "extract": _extract,
+}
+"""One emitter per step kind (if_exists, a block of steps, is _step_code's own); a test checks that every
+step kind of engine/steps.py has one."""
+BLOCK_KINDS = ("if_exists",)
+
+
 def _step_code(step: dict[str, Any], number: str, indent: str, delay: bool) -> list[str]:
     kind = step["type"]
     timeout = step.get("timeout_ms", 30_000 if kind == "navigate" else 10_000)
@@ -202,53 +274,15 @@ def _step_code(step: dict[str, Any], number: str, indent: str, delay: bool) -> l
     lines = [f"{indent}# step {number}: {text}"]
     if delay:
         lines.append(f"{indent}page.wait_for_timeout(STEP_DELAY_MS)")
-    action: str
-    if kind == "navigate":
-        wait_until = step.get("wait_until", "load")
-        action = f"page.goto(value({_lit(step['url'])}, params), wait_until={_lit(wait_until)}, timeout={timeout})"
-    elif kind == "wait":
-        state = step.get("state", "visible")
-        action = f"page.locator({sel}).first.wait_for(state={_lit(state)}, timeout={timeout})"
-    elif kind == "click":
-        action = f"page.locator({sel}).first.click(timeout={timeout})"
-    elif kind == "fill":
-        action = f"page.locator({sel}).first.fill(value({_lit(step['value'])}, params), timeout={timeout})"
-    elif kind == "type":
-        action = f"page.locator({sel}).first.press_sequentially(value({_lit(step['text'])}, params), timeout={timeout})"
-    elif kind == "press":
-        key = _lit(step["key"])
-        action = (
-            f"page.locator({sel}).first.press({key}, timeout={timeout})"
-            if step.get("selector")
-            else f"page.keyboard.press({key})"
-        )
-    elif kind == "select":
-        action = f"page.locator({sel}).first.select_option(value({_lit(step['value'])}, params), timeout={timeout})"
-    elif kind == "scroll":
-        action = (
-            f"page.locator({sel}).first.scroll_into_view_if_needed(timeout={timeout})"
-            if step.get("selector")
-            else 'page.evaluate("window.scrollTo(0, document.documentElement.scrollHeight)")'
-        )
-    elif kind == "delay":
-        action = f"page.wait_for_timeout({step['ms']})"
-    elif kind == "extract":
-        fields = parse_schema(step["schema"]).wire()
-        action = (
-            f"rows.extend(extract(page, {sel}, {_lit(fields)}, wait_for={_lit(step.get('wait_for'))}, "
-            f"paginate={_lit(step.get('paginate'))}, timeout_ms={timeout}))"
-        )
-    elif kind == "if_exists":
+    if kind == "if_exists":
         lines.append(f'{indent}if in_page(page, "dom.count", {{"selector": {sel}}})["count"] > 0:')
         lines += _block(step.get("then") or [], f"{number}.then", indent + "    ")
         if step.get("else"):
             lines.append(f"{indent}else:")
             lines += _block(step["else"], f"{number}.else", indent + "    ")
         return lines
-    else:  # check_steps refuses unknown types before a workflow is saved
-        raise ValueError(kind)
-    label = _lit(f"{kind}")
-    lines.append(f"{indent}step({_lit(number)}, {label}, lambda: {action})")
+    action = EMITTERS[kind](step, sel, timeout)  # check_steps refuses unknown kinds before a workflow is saved
+    lines.append(f"{indent}step({_lit(number)}, {_lit(kind)}, lambda: {action})")
     return lines
 
 

@@ -1,20 +1,35 @@
-"""The command registry: the one list that the MCP tools, the CLI, workflow steps and the docs derive from."""
+"""The command contract: every command Tabpilot offers is one `Command` definition.
+
+A definition says everything about a command once — tool, mode (and scrape's operation), kind,
+typed parameters with their limits and docs (an `Args` dataclass), the result's shape with an example,
+the bridge operations it uses, the capability that gates it, its approval class, and whether it is a
+workflow step. From it come: validation and the handler's typed arguments, the MCP tool schemas
+(agent/tools.py), the help mode and `tabpilot … --help` (engine/help.py, tool_help.py), the workflow
+step kinds (engine/steps.py), the runner's and the code generator's dispatch, the extension's
+operation allow-list (engine/operations.py → extension/background/operations.js) and
+docs/commands.md with the README's tool table (tabpilot/contract.py). Tests fail when any of those
+drift from the definitions.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Generic, Literal
 
-from tabpilot.engine.errors import TabpilotError
+from tabpilot.engine.args import A, Args, NoArgs, TabArgs, build, params_of
+from tabpilot.engine.errors import TabpilotError, shown
 from tabpilot.engine.params import Param, validate
 
 if TYPE_CHECKING:
     from tabpilot.engine.context import CommandContext
     from tabpilot.engine.core import Engine
 
-Kind = Literal["read", "navigate", "mutate"]
+Kind = Literal["read", "navigate", "mutate", "config"]
+"""read: changes nothing; navigate: moves a tab to another page (or scrolls it); mutate: changes a page
+(needs approval); config: changes Tabpilot's own data (tracked tab, saved workflows, capture buffers)."""
 ToolName = Literal["observe", "interact", "configure", "generate"]
+ApprovalClass = Literal["element", "javascript", "workflows"]
 
 TOOLS: tuple[ToolName, ...] = ("observe", "interact", "configure", "generate")
 DISCRIMINATOR: dict[str, str] = {
@@ -23,8 +38,8 @@ DISCRIMINATOR: dict[str, str] = {
     "configure": "action",
     "generate": "type",
 }
-
-Handler = Callable[["CommandContext", dict[str, Any]], Awaitable[dict[str, Any]]]
+SUB_DISCRIMINATOR = "operation"
+"""A mode with several operations (`interact scrape`) names one with this parameter."""
 
 
 @dataclass(frozen=True)
@@ -43,86 +58,184 @@ class ApprovalScope:
 
 
 ApprovalSteps = Callable[["Engine", dict[str, Any]], ApprovalScope | None]
+Handler = Callable[["CommandContext", A], Awaitable[dict[str, Any]]]
 
 BACKGROUND = Param("background", "boolean", "answer {status:'queued'} at once", default=False)
-TAB_ID = Param("tab_id", "integer", "tab (default: tracked, else active)")
 
 
 @dataclass(frozen=True)
-class Command:
+class Command(Generic[A]):
     tool: ToolName
     mode: str
     kind: Kind
     summary: str
-    handler: Handler
-    params: tuple[Param, ...] = ()
+    """One line for tools/list and the help: what the mode does."""
+    handler: Handler[A]
+    args: type[A] = NoArgs  # type: ignore[assignment]
+    """The typed parameters (an Args dataclass): validation, schema and docs come from its fields."""
+    result: str = ""
+    """The result's shape, as the docs show it: `{url, title, ...}`."""
+    notes: str = ""
+    """What else a user of the mode should know (docs/commands.md and the help mode show it)."""
+    example: dict[str, Any] | None = None
+    """An example call's parameters (without the mode); None: made from sample values."""
+    example_result: dict[str, Any] | None = None
+    """What that call answers, for the docs and the help mode."""
+    operation: str | None = None
+    """For a mode with several operations (scrape): which one this definition is."""
+    ops: tuple[str, ...] = ()
+    """The bridge operations the handler sends to the extension (engine/operations.py has them all)."""
     pilot_gated: bool = False
     """Needs AI Web Pilot ON. Everything under `interact` is; reads are not."""
     capability: str | None = None
     """A per-capability toggle that must also be on (execute_js, page_actions, scrape, ...)."""
-    targets_tab: bool = False
-    wait_param: str | None = None
+    approval: ApprovalClass | None = None
+    """The class of standing rule that can cover it; None: no approval, or it depends on the call
+    (approval_steps)."""
+    step: bool = False
+    """A workflow step of kind `mode` is this action: the same parameters, the same limits."""
+    step_params: tuple[Param, ...] = ()
+    """Parameters only a workflow step has (navigate's allow_redirect)."""
+    wait: Param | None = None
     """A parameter holding how long the call waits before answering {status:'running'} (workflows)."""
     default_wait_ms: int = 30_000
     approval_steps: ApprovalSteps | None = None
     """For a command whose need for approval depends on its parameters (a workflow): what changes a
     page, approved all at once. None or no steps: no approval needed."""
+    params: tuple[Param, ...] = field(init=False)
+    """The declared parameters (from `args`)."""
     all_params: tuple[Param, ...] = field(init=False)
+    """What a call may pass: the declared ones, the wait, and `background` (all tools but observe)."""
 
     def __post_init__(self) -> None:
-        extra: list[Param] = []
-        if self.targets_tab:
-            extra.append(TAB_ID)
+        declared = params_of(self.args)
+        extra: list[Param] = [self.wait] if self.wait is not None else []
         if self.tool != "observe":
             extra.append(BACKGROUND)
-        object.__setattr__(self, "all_params", self.params + tuple(extra))
+        object.__setattr__(self, "params", declared)
+        object.__setattr__(self, "all_params", declared + tuple(extra))
+        if self.kind == "mutate" and self.approval is None and self.approval_steps is None:
+            raise ValueError(f"{self.name}: a page-changing command needs an approval class")
 
     @property
     def name(self) -> str:
-        return f"{self.tool}.{self.mode}"
+        return f"{self.tool}.{self.mode}" + (f".{self.operation}" if self.operation else "")
+
+    @property
+    def title(self) -> str:
+        """How a person reads the mode: `interact action=scrape operation=extract`."""
+        head = f"{self.tool} {DISCRIMINATOR[self.tool]}={self.mode}"
+        return head + (f" {SUB_DISCRIMINATOR}={self.operation}" if self.operation else "")
+
+    @property
+    def targets_tab(self) -> bool:
+        return issubclass(self.args, TabArgs)
+
+    @property
+    def wait_param(self) -> str | None:
+        return self.wait.name if self.wait is not None else None
+
+    def selector_of(self) -> tuple[str, ...]:
+        """Every name a call of this mode may use for its discriminators."""
+        names = (DISCRIMINATOR[self.tool],)
+        return (*names, SUB_DISCRIMINATOR) if self.operation else names
 
     def validate(self, args: dict[str, Any]) -> dict[str, Any]:
-        return validate(self.all_params, args, f"{self.tool} {DISCRIMINATOR[self.tool]}={self.mode}")
+        return validate(self.all_params, args, self.title)
+
+    def typed(self, values: dict[str, Any]) -> A:
+        return build(self.args, values)
+
+    async def run(self, ctx: CommandContext, values: dict[str, Any]) -> dict[str, Any]:
+        """The handler, with its typed arguments."""
+        return await self.handler(ctx, self.typed(values))
+
+
+AnyCommand = Command[Any]
 
 
 class Registry:
     def __init__(self) -> None:
-        self._commands: dict[tuple[str, str], Command] = {}
+        self._commands: dict[tuple[str, str, str | None], AnyCommand] = {}
 
-    def add(self, command: Command) -> Command:
-        key = (command.tool, command.mode)
+    def add(self, command: AnyCommand) -> AnyCommand:
+        key = (command.tool, command.mode, command.operation)
         if key in self._commands:
             raise ValueError(f"duplicate command {command.name}")
+        if (command.tool, command.mode, None) in self._commands and command.operation:
+            raise ValueError(f"{command.name}: the mode has no operations")
         self._commands[key] = command
         return command
 
-    def extend(self, commands: Iterable[Command]) -> None:
+    def extend(self, commands: Iterable[AnyCommand]) -> None:
         for command in commands:
             self.add(command)
 
-    def modes(self, tool: str) -> list[Command]:
-        return [c for (t, _), c in self._commands.items() if t == tool]
+    def modes(self, tool: str) -> list[AnyCommand]:
+        """Every definition of a tool (a mode with operations: each of them)."""
+        return [c for (t, _, _), c in self._commands.items() if t == tool]
 
-    def all(self) -> list[Command]:
+    def mode_names(self, tool: str) -> list[str]:
+        return list(dict.fromkeys(c.mode for c in self.modes(tool)))
+
+    def operations(self, tool: str, mode: str) -> list[AnyCommand]:
+        return [c for (t, m, o), c in self._commands.items() if t == tool and m == mode and o is not None]
+
+    def all(self) -> list[AnyCommand]:
         return list(self._commands.values())
 
-    def resolve(self, tool: str, args: dict[str, Any]) -> tuple[Command, dict[str, Any]]:
+    def get(self, name: str) -> AnyCommand | None:
+        """A definition by its name: `interact.click`, `interact.scrape.extract`."""
+        parts = name.split(".")
+        if len(parts) == 2:
+            return self._commands.get((parts[0], parts[1], None))
+        if len(parts) == 3:
+            return self._commands.get((parts[0], parts[1], parts[2]))
+        return None
+
+    def resolve(self, tool: str, args: dict[str, Any]) -> tuple[AnyCommand, dict[str, Any]]:
         """Find the command an agent's tool call names and validate its parameters."""
         if tool not in DISCRIMINATOR:
             raise TabpilotError(
                 "invalid_params", f"Unknown tool '{tool}'; the tools are {', '.join(TOOLS)}.", param="tool"
             )
         key = DISCRIMINATOR[tool]
-        modes = [c.mode for c in self.modes(tool)]
+        modes = self.mode_names(tool)
         mode = args.get(key)
         if not isinstance(mode, str) or not mode:
             raise TabpilotError("invalid_params", f"{tool}: '{key}' is required; one of {', '.join(modes)}.", param=key)
-        command = self._commands.get((tool, mode))
+        command = self._commands.get((tool, mode, None))
+        rest = {k: v for k, v in args.items() if k != key}
+        if command is None and mode in modes:
+            command = self._operation(tool, mode, rest)
+            rest.pop(SUB_DISCRIMINATOR, None)
         if command is None:
             raise TabpilotError(
                 "invalid_params",
-                f"{tool}: unknown {key} '{mode}'; one of {', '.join(modes)}.",
+                f"{tool}: unknown {key} {shown(mode)}; one of {', '.join(modes)}.",
                 param=key,
             )
-        rest = {k: v for k, v in args.items() if k != key}
         return command, command.validate(rest)
+
+    def _operation(self, tool: str, mode: str, args: dict[str, Any]) -> AnyCommand:
+        operations = self.operations(tool, mode)
+        names = ", ".join(str(c.operation) for c in operations)
+        given = args.get(SUB_DISCRIMINATOR)
+        where = f"{tool} {DISCRIMINATOR[tool]}={mode}"
+        if given is None:
+            raise TabpilotError(
+                "invalid_params",
+                f"{where}: '{SUB_DISCRIMINATOR}' is required; one of {names}.",
+                param=SUB_DISCRIMINATOR,
+            )
+        for command in operations:
+            if command.operation == given:
+                return command
+        raise TabpilotError(
+            "invalid_params",
+            f"{where}: '{SUB_DISCRIMINATOR}' must be one of {names}; got {shown(given)}.",
+            param=SUB_DISCRIMINATOR,
+        )
+
+
+__all__ = ["A", "Args", "NoArgs", "TabArgs"]

@@ -2,30 +2,38 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
+from tabpilot.engine.args import Args, arg
 from tabpilot.engine.commands import Command
 from tabpilot.engine.context import CommandContext
 from tabpilot.engine.errors import TabpilotError
-from tabpilot.engine.params import Param
 
 
-async def _track_tab(ctx: CommandContext, p: dict[str, Any]) -> dict[str, Any]:
-    if p["tab_id"] is not None and p["clear"]:
+@dataclass(frozen=True, kw_only=True)
+class TrackTabArgs(Args):
+    tab_id: int | None = arg("default: the active tab", default=None)
+    clear: bool = arg("stop tracking", default=False)
+
+
+async def _track_tab(ctx: CommandContext, a: TrackTabArgs) -> dict[str, Any]:
+    if a.tab_id is not None and a.clear:
         raise TabpilotError("invalid_params", "Give either 'tab_id' or 'clear', not both.", param="clear")
-    return await ctx.browser_request("tabs.track", {"tab_id": p["tab_id"], "clear": p["clear"]})
+    return await ctx.browser_request("tabs.track", {"tab_id": a.tab_id, "clear": a.clear})
 
 
-COMMANDS = [
+COMMANDS: list[Command[Any]] = [
     Command(
         "configure",
         "track_tab",
-        "read",
+        "config",
         "pin the tab commands go to; clear:true unpins",
         _track_tab,
-        params=(
-            Param("tab_id", "integer", "default: the active tab"),
-            Param("clear", "boolean", "stop tracking", default=False),
-        ),
+        TrackTabArgs,
+        result="{tracked:{tab_id, url, title} | null}",
+        example={"tab_id": 12},
+        example_result={"tracked": {"tab_id": 12, "url": "https://example.com/", "title": "Example Domain"}},
+        ops=("tabs.track",),
     ),
 ]

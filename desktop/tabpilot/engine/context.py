@@ -20,6 +20,8 @@ class CommandContext:
     engine: Engine
     job: Job
     agent: str
+    placeholders_resolved: bool = False
+    """A workflow's steps run as interact actions: their {{name}} and {{secret:NAME}} are filled in already."""
 
     @property
     def browser(self) -> BrowserPort:

@@ -10,7 +10,8 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from tabpilot.engine import scrubbing
-from tabpilot.engine.commands import ApprovalScope, Command, Registry
+from tabpilot.engine.commands import AnyCommand as Command
+from tabpilot.engine.commands import ApprovalScope, Registry
 from tabpilot.engine.context import CommandContext
 from tabpilot.engine.errors import TabpilotError, new_log_ref
 from tabpilot.engine.events import ActivityEvent, ActivityStream, Decider, Outcome
@@ -239,7 +240,7 @@ class Engine:
                         await self._still_on(tab_id, tab_url, command)
             job.progress_listeners.append(self._progress_events(started, job))
             job.set_status("running")
-            result = await command.handler(CommandContext(self, job, agent), params)
+            result = await command.run(CommandContext(self, job, agent), params)
             job.finish(result)
             if not started.site:
                 started = replace(started, site=_site_in(result))

@@ -3,39 +3,52 @@
 from __future__ import annotations
 
 import base64
+from dataclasses import dataclass
 from typing import Any
 
+from tabpilot.engine.args import Args, TabArgs, arg
 from tabpilot.engine.commands import Command
 from tabpilot.engine.context import CommandContext
 from tabpilot.engine.errors import TabpilotError
-from tabpilot.engine.params import Param
 
 ATTACHMENTS = "_attachments"
 """Binary payloads (base64) that adapters deliver as MCP image/resource content, not inside the JSON."""
 
 
-async def _screenshot(ctx: CommandContext, p: dict[str, Any]) -> dict[str, Any]:
-    shot = await ctx.browser_request("tab.screenshot", p, timeout_s=20)
+@dataclass(frozen=True, kw_only=True)
+class ScreenshotArgs(TabArgs):
+    format: str = arg("default png", default="png", enum=("png", "jpeg"))
+    quality: int = arg("jpeg quality", default=80, minimum=1, maximum=100)
+    full_page: bool = arg("not just the viewport", default=False)
+
+
+@dataclass(frozen=True, kw_only=True)
+class WorkflowIdArgs(Args):
+    workflow_id: str = arg("a saved workflow's id")
+
+
+async def _screenshot(ctx: CommandContext, a: ScreenshotArgs) -> dict[str, Any]:
+    shot = await ctx.browser_request("tab.screenshot", a.wire(), timeout_s=20)
     data = str(shot.pop("data"))
-    mime = "image/png" if p["format"] == "png" else "image/jpeg"
+    mime = "image/png" if a.format == "png" else "image/jpeg"
     return {
         **shot,
-        "format": p["format"],
+        "format": a.format,
         "size_bytes": len(base64.b64decode(data)),
         ATTACHMENTS: [{"mime_type": mime, "data": data}],
     }
 
 
-async def _playwright_script(ctx: CommandContext, p: dict[str, Any]) -> dict[str, Any]:
+async def _playwright_script(ctx: CommandContext, a: WorkflowIdArgs) -> dict[str, Any]:
     from tabpilot.engine.codegen import playwright_script
 
     store = ctx.engine.workflows
-    entry = store.get(p["workflow_id"]) if store is not None else None
+    entry = store.get(a.workflow_id) if store is not None else None
     if entry is None:
         raise TabpilotError(
             "workflow_not_found",
-            f"No saved workflow has the id '{p['workflow_id']}'; observe {{what:'workflows'}} lists them.",
-            workflow_id=p["workflow_id"],
+            f"No saved workflow has the id '{a.workflow_id}'; observe {{what:'workflows'}} lists them.",
+            workflow_id=a.workflow_id,
         )
     if entry.workflow is None:
         raise TabpilotError("invalid_params", f"{entry.file} is not a valid workflow: {entry.error}")
@@ -51,19 +64,17 @@ async def _playwright_script(ctx: CommandContext, p: dict[str, Any]) -> dict[str
     }
 
 
-COMMANDS = [
+COMMANDS: list[Command[Any]] = [
     Command(
         "generate",
         "screenshot",
         "read",
         "PNG/JPEG of viewport or full_page",
         _screenshot,
-        params=(
-            Param("format", "string", "default png", default="png", enum=("png", "jpeg")),
-            Param("quality", "integer", "jpeg quality", default=80, minimum=1, maximum=100),
-            Param("full_page", "boolean", "not just the viewport", default=False),
-        ),
-        targets_tab=True,
+        ScreenshotArgs,
+        result="{width, height, format, size_bytes} and the picture as an MCP image",
+        example_result={"width": 1280, "height": 720, "format": "png", "size_bytes": 48213},
+        ops=("tab.screenshot",),
     ),
     Command(
         "generate",
@@ -71,6 +82,14 @@ COMMANDS = [
         "read",
         "a saved workflow as a Playwright Python script",
         _playwright_script,
-        params=(Param("workflow_id", "string", "a saved workflow's id", required=True),),
+        WorkflowIdArgs,
+        result="{workflow_id, filename, language:'python', script}",
+        notes="A runnable Playwright (Python) script doing the same steps and printing the rows.",
+        example_result={
+            "workflow_id": "wf-news-20260101",
+            "filename": "wf-news-20260101.py",
+            "language": "python",
+            "script": "#!/usr/bin/env python3\n...",
+        },
     ),
 ]

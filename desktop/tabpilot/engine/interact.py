@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
+import dataclasses
+from dataclasses import dataclass
+from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
+from tabpilot.engine.args import TabArgs, arg
 from tabpilot.engine.commands import Command
 from tabpilot.engine.context import CommandContext
 from tabpilot.engine.errors import TabpilotError, shown
@@ -29,76 +32,142 @@ def check_url(url: str) -> str:
     return url
 
 
-async def _navigate(ctx: CommandContext, p: dict[str, Any]) -> dict[str, Any]:
-    p["url"] = check_url(p["url"])
-    return await ctx.browser_request("tab.navigate", p, timeout_s=p["timeout_ms"] / 1000 + TIMEOUT_MARGIN_S)
+WAIT_UNTIL = ("load", "domcontentloaded", "networkidle")
 
 
-async def _execute_js(ctx: CommandContext, p: dict[str, Any]) -> dict[str, Any]:
-    return await ctx.browser_request("js.execute", p, timeout_s=p["timeout_ms"] / 1000 + TIMEOUT_MARGIN_S)
+@dataclass(frozen=True, kw_only=True)
+class NavigateArgs(TabArgs):
+    url: str = arg("http(s) URL")
+    wait_until: str = arg("default load", default="load", enum=WAIT_UNTIL)
+    timeout_ms: int = arg("default 30000", default=30_000, minimum=100, maximum=300_000)
 
 
-ELEMENT_TIMEOUT = Param("timeout_ms", "integer", "default 10000", default=10_000, minimum=100, maximum=120_000)
-SELECTOR = Param("selector", "string", "CSS selector (first match)", required=True)
-OPTIONAL_SELECTOR = Param("selector", "string", "CSS selector (first match)")
-VALUE = Param("value", "string", "text; {{secret:NAME}} from the keyring", required=True)
-TEXT = Param("text", "string", "text; {{secret:NAME}} from the keyring", required=True)
-KEY = Param("key", "string", "e.g. Enter, Tab, Control+A", required=True)
+@dataclass(frozen=True, kw_only=True)
+class ExecuteJsArgs(TabArgs):
+    script: str = arg("JS source")
+    timeout_ms: int = arg("default 5000", default=5_000, minimum=50, maximum=120_000)
 
 
-def _with_secrets(ctx: CommandContext, p: dict[str, Any], key: str) -> tuple[dict[str, Any], dict[str, str]]:
+@dataclass(frozen=True, kw_only=True)
+class ElementArgs(TabArgs):
+    """An action on one element: it waits for the element up to timeout_ms."""
+
+    timeout_ms: int = arg("default 10000", default=10_000, minimum=100, maximum=120_000)
+
+
+@dataclass(frozen=True, kw_only=True)
+class ClickArgs(ElementArgs):
+    selector: str = arg("CSS selector (first match)")
+
+
+@dataclass(frozen=True, kw_only=True)
+class FillArgs(ElementArgs):
+    selector: str = arg("CSS selector (first match)")
+    value: str = arg('text ("" clears the field); {{secret:NAME}} from the keyring', allow_empty=True)
+
+
+@dataclass(frozen=True, kw_only=True)
+class TypeArgs(ElementArgs):
+    selector: str = arg("CSS selector (first match)")
+    text: str = arg("text; {{secret:NAME}} from the keyring")
+
+
+@dataclass(frozen=True, kw_only=True)
+class PressArgs(ElementArgs):
+    key: str = arg("e.g. Enter, Tab, Control+A")
+    selector: str | None = arg("CSS selector (first match)", default=None)
+
+
+@dataclass(frozen=True, kw_only=True)
+class SelectArgs(ElementArgs):
+    selector: str = arg("CSS selector (first match)")
+    value: str = arg("option value or label; {{secret:NAME}} from the keyring")
+
+
+@dataclass(frozen=True, kw_only=True)
+class ScrollArgs(ElementArgs):
+    selector: str | None = arg("CSS selector (first match)", default=None)
+
+
+E = TypeVar("E", bound=ElementArgs)
+
+
+async def _navigate(ctx: CommandContext, a: NavigateArgs) -> dict[str, Any]:
+    a = dataclasses.replace(a, url=check_url(a.url))
+    return await ctx.browser_request("tab.navigate", a.wire(), timeout_s=a.timeout_ms / 1000 + TIMEOUT_MARGIN_S)
+
+
+async def _execute_js(ctx: CommandContext, a: ExecuteJsArgs) -> dict[str, Any]:
+    return await ctx.browser_request("js.execute", a.wire(), timeout_s=a.timeout_ms / 1000 + TIMEOUT_MARGIN_S)
+
+
+def _with_secrets(ctx: CommandContext, a: E, key: str) -> tuple[E, dict[str, str]]:
     """`{{secret:NAME}}` in a typed value comes from the OS keyring; results never carry it."""
-    [step], secrets = resolve([{key: p[key]}], {}, ctx.engine.secrets.get)
+    if ctx.placeholders_resolved:
+        return a, {}
+    [step], secrets = resolve([{key: getattr(a, key)}], {}, ctx.engine.secrets.get)
     ctx.engine.known_secrets.update(secrets)
-    return {**p, key: step[key]}, secrets
+    return dataclasses.replace(a, **{key: step[key]}), secrets
 
 
-def _action(op: str, value_key: str | None = None) -> Any:
-    async def run(ctx: CommandContext, p: dict[str, Any]) -> dict[str, Any]:
+def _element_action(op: str, value_key: str | None = None) -> Any:
+    async def run(ctx: CommandContext, a: ElementArgs) -> dict[str, Any]:
         secrets: dict[str, str] = {}
         if value_key is not None:
-            p, secrets = _with_secrets(ctx, p, value_key)
-        result = await ctx.browser_request(op, p, timeout_s=p.get("timeout_ms", 10_000) / 1000 + TIMEOUT_MARGIN_S)
+            a, secrets = _with_secrets(ctx, a, value_key)
+        result = await ctx.browser_request(op, a.wire(), timeout_s=a.timeout_ms / 1000 + TIMEOUT_MARGIN_S)
         return dict(scrub(result, secrets))
 
     return run
 
 
-def _page_action(mode: str, summary: str, op: str, params: tuple[Param, ...], value_key: str | None) -> Command:
+def _page_action(
+    mode: str,
+    summary: str,
+    op: str,
+    args: type[ElementArgs],
+    value_key: str | None,
+    result: str,
+    example_result: dict[str, Any],
+    notes: str = "",
+) -> Command[Any]:
     """An action on one element: changes the page, so it needs the pilot, page actions and approval."""
     return Command(
         "interact",
         mode,
         "mutate",
         summary,
-        _action(op, value_key),
-        params=(*params, ELEMENT_TIMEOUT),
+        _element_action(op, value_key),
+        args,
+        result=result,
+        notes=notes,
+        example_result=example_result,
+        ops=(op,),
         pilot_gated=True,
         capability="page_actions",
-        targets_tab=True,
+        approval="element",
+        step=True,
     )
 
 
-COMMANDS = [
+ALLOW_REDIRECT = Param(
+    "allow_redirect", "boolean", "a login page met on the way is not an error (workflow steps only)", default=False
+)
+
+COMMANDS: list[Command[Any]] = [
     Command(
         "interact",
         "navigate",
         "navigate",
         "load url, wait for it",
         _navigate,
-        params=(
-            Param("url", "string", "http(s) URL", required=True),
-            Param(
-                "wait_until",
-                "string",
-                "default load",
-                default="load",
-                enum=("load", "domcontentloaded", "networkidle"),
-            ),
-            Param("timeout_ms", "integer", "default 30000", default=30_000, minimum=100, maximum=300_000),
-        ),
+        NavigateArgs,
+        result="{status:'complete', url, title}",
+        example_result={"status": "complete", "url": "https://example.com/", "title": "Example Domain"},
+        ops=("tab.navigate",),
         pilot_gated=True,
-        targets_tab=True,
+        step=True,
+        step_params=(ALLOW_REDIRECT,),
     ),
     Command(
         "interact",
@@ -106,32 +175,80 @@ COMMANDS = [
         "mutate",
         "JS: expression or function body (return); await ok",
         _execute_js,
-        params=(
-            Param("script", "string", "JS source", required=True),
-            Param("timeout_ms", "integer", "default 5000", default=5_000, minimum=50, maximum=120_000),
-        ),
+        ExecuteJsArgs,
+        result="{success:true, result} or {success:false, error, stack}",
+        notes="An expression (`1 + 1`) or a function body (`return ...`); `await` works; strict-CSP pages work; a "
+        "runaway script is stopped with error `timeout` and the page stays usable; DOM nodes and other non-JSON "
+        "values come back as readable strings.",
+        example_result={"success": True, "result": "Example Domain"},
+        ops=("js.execute",),
         pilot_gated=True,
         capability="execute_js",
-        targets_tab=True,
+        approval="javascript",
     ),
-    *(
-        _page_action(mode, summary, op, params, value_key)
-        for mode, summary, op, params, value_key in (
-            ("click", "click (trusted events; waits until clickable)", "dom.click", (SELECTOR,), None),
-            ("fill", "set an input's value", "dom.fill", (SELECTOR, VALUE), "value"),
-            ("type", "type with key events", "dom.type", (SELECTOR, TEXT), "text"),
-            ("press", "key into selector or the focused element", "dom.press", (KEY, OPTIONAL_SELECTOR), None),
-            ("select", "<select> option by value or label", "dom.select", (SELECTOR, VALUE), "value"),
-        )
+    _page_action(
+        "click",
+        "click (trusted events; waits until clickable)",
+        "dom.click",
+        ClickArgs,
+        None,
+        "{clicked:true, navigation?:{url, title, status}}",
+        {"clicked": True},
+        "Waits until the first match is attached, visible, enabled and uncovered, then clicks it with trusted "
+        "mouse events; `element_not_found` when nothing matches, `timeout` (with the reason) when it never becomes "
+        "clickable. When the click starts a navigation (a submit button, a link) the answer comes once that page "
+        "has loaded (`navigation.status` `loading` at the timeout), so the next read sees it.",
+    ),
+    _page_action(
+        "fill",
+        "set an input's value",
+        "dom.fill",
+        FillArgs,
+        "value",
+        "{filled:true} (never echoes the value)",
+        {"filled": True},
+    ),
+    _page_action(
+        "type",
+        "type with key events",
+        "dom.type",
+        TypeArgs,
+        "text",
+        "{typed: N characters}",
+        {"typed": 5},
+        "Trusted key events, at the end of the field.",
+    ),
+    _page_action(
+        "press",
+        "key into selector or the focused element",
+        "dom.press",
+        PressArgs,
+        None,
+        "{pressed: key, navigation?:{url, title, status}}",
+        {"pressed": "Enter"},
+        "`Enter`, `Tab`, `Escape`, arrows, `Control+A`, …: trusted key events, so Enter submits forms; a "
+        "navigation it starts is waited for as with click.",
+    ),
+    _page_action(
+        "select",
+        "<select> option by value or label",
+        "dom.select",
+        SelectArgs,
+        "value",
+        "{selected:[values]}",
+        {"selected": ["hello"]},
     ),
     Command(
         "interact",
         "scroll",
         "navigate",
         "element into view, or page to bottom",
-        _action("dom.scroll"),
-        params=(OPTIONAL_SELECTOR, ELEMENT_TIMEOUT),
+        _element_action("dom.scroll"),
+        ScrollArgs,
+        result="{scroll:{x,y}, documentHeight}",
+        example_result={"scroll": {"x": 0, "y": 1200}, "documentHeight": 2400},
+        ops=("dom.scroll",),
         pilot_gated=True,
-        targets_tab=True,
+        step=True,
     ),
 ]

@@ -2,29 +2,55 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
-from tabpilot.engine.commands import Command
+from tabpilot.engine.args import NoArgs, TabArgs, arg
+from tabpilot.engine.commands import Args, Command
 from tabpilot.engine.context import CommandContext
 from tabpilot.engine.errors import TabpilotError
-from tabpilot.engine.params import Param
 
 DOM_LIMITS = {"max_matches": 50, "max_text": 500, "max_depth": 5}
 
 
-async def _page(ctx: CommandContext, p: dict[str, Any]) -> dict[str, Any]:
-    return await ctx.browser_request("page.info", p)
+@dataclass(frozen=True, kw_only=True)
+class DomArgs(TabArgs):
+    selector: str = arg("CSS selector")
+    include_styles: bool = arg("computed styles", default=False)
+    include_children: bool = arg("child subtree", default=False)
+    max_depth: int = arg("subtree depth (≤5)", default=3, minimum=0, maximum=5, clamp=True)
+    properties: list[str] | None = arg("style names", default=None)
 
 
-async def _dom(ctx: CommandContext, p: dict[str, Any]) -> dict[str, Any]:
-    return await ctx.browser_request("dom.query", {**p, "redact": list(ctx.engine.config.redact_selectors)})
+@dataclass(frozen=True, kw_only=True)
+class CommandResultArgs(Args):
+    correlation_id: str = arg("from a slow call")
 
 
-async def _tabs(ctx: CommandContext, p: dict[str, Any]) -> dict[str, Any]:
-    return await ctx.browser_request("tabs.list", p)
+@dataclass(frozen=True, kw_only=True)
+class HelpArgs(Args):
+    mode: str | None = arg("interact.click, scrape.extract, a tool, or steps; none: every mode", default=None)
 
 
-async def _pilot(ctx: CommandContext, p: dict[str, Any]) -> dict[str, Any]:
+async def _help(ctx: CommandContext, a: HelpArgs) -> dict[str, Any]:
+    from tabpilot.engine.help import help_for
+
+    return help_for(ctx.engine.registry, a.mode)
+
+
+async def _page(ctx: CommandContext, a: TabArgs) -> dict[str, Any]:
+    return await ctx.browser_request("page.info", a.wire())
+
+
+async def _dom(ctx: CommandContext, a: DomArgs) -> dict[str, Any]:
+    return await ctx.browser_request("dom.query", {**a.wire(), "redact": list(ctx.engine.config.redact_selectors)})
+
+
+async def _tabs(ctx: CommandContext, a: NoArgs) -> dict[str, Any]:
+    return await ctx.browser_request("tabs.list", {})
+
+
+async def _pilot(ctx: CommandContext, a: NoArgs) -> dict[str, Any]:
     browser = ctx.browser.info()
     browser.pop("active_url", None)
     return {
@@ -34,15 +60,14 @@ async def _pilot(ctx: CommandContext, p: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-async def _command_result(ctx: CommandContext, p: dict[str, Any]) -> dict[str, Any]:
-    job = ctx.engine.jobs.get(p["correlation_id"])
+async def _command_result(ctx: CommandContext, a: CommandResultArgs) -> dict[str, Any]:
+    job = ctx.engine.jobs.get(a.correlation_id)
     if job is None:
         raise TabpilotError(
             "invalid_params",
-            f"No command has correlation_id '{p['correlation_id']}' (results are kept 15 minutes, the "
-            "last 200 commands).",
+            f"No command has correlation_id '{a.correlation_id}' (results are kept 15 minutes, the last 200 commands).",
             param="correlation_id",
-            correlation_id=p["correlation_id"],  # the id asked about, not this observe call's own
+            correlation_id=a.correlation_id,  # the id asked about, not this observe call's own
         )
     return ctx.engine.outcome(job)
 
@@ -54,7 +79,22 @@ COMMANDS = [
         "read",
         "url, title, forms, headings, counts",
         _page,
-        targets_tab=True,
+        TabArgs,
+        result="{url, title, viewport:{width,height}, scroll:{x,y}, documentHeight, forms:[{id, action, fields}], "
+        "headings, links, images, interactiveElements}",
+        example_result={
+            "url": "https://example.com/",
+            "title": "Example Domain",
+            "viewport": {"width": 1280, "height": 720},
+            "scroll": {"x": 0, "y": 0},
+            "documentHeight": 720,
+            "forms": [{"id": "search", "action": "https://example.com/find", "fields": ["q"]}],
+            "headings": ["Example Domain"],
+            "links": 1,
+            "images": 0,
+            "interactiveElements": 3,
+        },
+        ops=("page.info",),
     ),
     Command(
         "observe",
@@ -62,23 +102,102 @@ COMMANDS = [
         "read",
         "matching elements (≤50)",
         _dom,
-        params=(
-            Param("selector", "string", "CSS selector", required=True),
-            Param("include_styles", "boolean", "computed styles", default=False),
-            Param("include_children", "boolean", "child subtree", default=False),
-            Param("max_depth", "integer", "subtree depth (≤5)", default=3, minimum=0, maximum=5, clamp=True),
-            Param("properties", "array", "style names", items="string"),
-        ),
-        targets_tab=True,
+        DomArgs,
+        result="{url, title, matches:[{selector, tag, attributes, text (≤500), boundingBox, visible, styles?, "
+        "children?}], matchCount, returnedCount}",
+        example={"selector": "h1"},
+        example_result={
+            "url": "https://example.com/",
+            "title": "Example Domain",
+            "matches": [
+                {
+                    "selector": "body > div > h1",
+                    "tag": "h1",
+                    "attributes": {},
+                    "text": "Example Domain",
+                    "boundingBox": {"x": 8, "y": 133, "width": 600, "height": 38},
+                    "visible": True,
+                }
+            ],
+            "matchCount": 1,
+            "returnedCount": 1,
+        },
+        ops=("dom.query",),
     ),
-    Command("observe", "tabs", "read", "open tabs", _tabs),
-    Command("observe", "pilot", "read", "AI Web Pilot state, browser link", _pilot),
+    Command(
+        "observe",
+        "tabs",
+        "read",
+        "open tabs",
+        _tabs,
+        result="{tabs:[{tab_id, url, title, active, tracked, browser}]}",
+        example_result={
+            "tabs": [
+                {
+                    "tab_id": 12,
+                    "url": "https://example.com/",
+                    "title": "Example Domain",
+                    "active": True,
+                    "tracked": False,
+                    "browser": "managed browser",
+                }
+            ]
+        },
+        ops=("tabs.list",),
+    ),
+    Command(
+        "observe",
+        "pilot",
+        "read",
+        "AI Web Pilot state, browser link",
+        _pilot,
+        result="{ai_web_pilot, capabilities:{...}, extension_connected, browser:{...}}",
+        example_result={
+            "ai_web_pilot": True,
+            "capabilities": {"execute_js": True, "page_actions": True, "scrape": True},
+            "extension_connected": True,
+            "browser": {"name": "Chromium", "version": "131.0", "managed": True},
+        },
+    ),
     Command(
         "observe",
         "command_result",
         "read",
         "progress or final result",
         _command_result,
-        params=(Param("correlation_id", "string", "from a slow call", required=True),),
+        CommandResultArgs,
+        result="the command's final result, or {status, correlation_id, steps_completed, steps_total}",
+        example_result={
+            "status": "running",
+            "correlation_id": "corr-1a2b3c4d5e6f",
+            "steps_completed": 2,
+            "steps_total": 5,
+        },
+    ),
+    Command(
+        "observe",
+        "help",
+        "read",
+        "any mode's parameters, result and example",
+        _help,
+        HelpArgs,
+        result="{mode, tool, summary, kind, needs, parameters:[{name, type, required, doc, default?, enum?, minimum?, "
+        "maximum?}], result, example:{tool, arguments}, example_result, notes?}; no mode: {tools:{...}}",
+        example={"mode": "interact.click"},
+        example_result={
+            "mode": "interact.click",
+            "tool": "interact",
+            "action": "click",
+            "summary": "click (trusted events; waits until clickable)",
+            "kind": "mutate",
+            "needs": "pilot + approval",
+            "parameters": [
+                {"name": "selector", "type": "string", "required": True, "doc": "CSS selector (first match)"},
+                {"name": "timeout_ms", "type": "integer", "required": False, "doc": "default 10000", "default": 10000},
+            ],
+            "result": "{clicked:true, navigation?:{url, title, status}}",
+            "example": {"tool": "interact", "arguments": {"action": "click", "selector": "#search"}},
+            "example_result": {"clicked": True},
+        },
     ),
 ]

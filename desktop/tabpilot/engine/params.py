@@ -35,6 +35,8 @@ class Param:
     clamp: bool = False
     """Values above `maximum` are lowered to it instead of refused (a documented cap, not an error)."""
     items: ParamType | None = None
+    allow_empty: bool = False
+    """A required string that may be "" (a field filled with nothing: cleared)."""
 
     def schema(self) -> dict[str, Any]:
         out: dict[str, Any] = {"type": self.type}
@@ -70,7 +72,7 @@ class Param:
                 f"{where}: '{self.name}' must be one of {', '.join(self.enum)}; got {shown(value)}.",
                 param=self.name,
             )
-        if self.type == "string" and self.required and not value.strip():
+        if self.type == "string" and self.required and not self.allow_empty and not value.strip():
             raise TabpilotError("invalid_params", f"{where}: '{self.name}' must not be empty.", param=self.name)
         if self.items and isinstance(value, list):
             item_types = _PY_TYPES[self.items]
@@ -97,19 +99,37 @@ class Param:
 
 
 def validate(params: Sequence[Param], given: Mapping[str, Any], where: str) -> dict[str, Any]:
-    """Check `given` against `params`; return every declared name with its value or default."""
+    """Check `given` against `params`; return every declared name with its value or default.
+
+    Every refusal names the mode's valid parameters (`valid_params`, and in its message), so an agent
+    can correct its call without asking for help first.
+    """
+    try:
+        return _validate(params, given, where)
+    except TabpilotError as exc:
+        if exc.code == "invalid_params" and "valid_params" not in exc.details:
+            exc.details["valid_params"] = [p.name for p in params]
+            exc.message = f"{exc.message} {valid_line(params)}"
+            exc.args = (exc.message,)
+        raise
+
+
+def valid_line(params: Sequence[Param]) -> str:
+    """`Valid parameters: selector*, include_styles (* required).`"""
+    if not params:
+        return "This mode takes no parameters."
+    names = ", ".join(p.name + ("*" if p.required else "") for p in params)
+    return f"Valid parameters: {names}" + (" (* required)." if any(p.required for p in params) else ".")
+
+
+def _validate(params: Sequence[Param], given: Mapping[str, Any], where: str) -> dict[str, Any]:
     known = {p.name: p for p in params}
     unknown = sorted(set(given) - set(known))
     if unknown:
-        expected = ", ".join(known) or "no parameters"
         named = ", ".join(shown(u, 40) for u in unknown[:5]) + (
             f" and {len(unknown) - 5} more" if len(unknown) > 5 else ""
         )
-        raise TabpilotError(
-            "invalid_params",
-            f"{where}: unknown parameter {named}; expected {expected}.",
-            param=unknown[0],
-        )
+        raise TabpilotError("invalid_params", f"{where}: unknown parameter {named}.", param=unknown[0])
     for name, value in given.items():
         # Before anything walks the value (validators, redaction, logs): too deep a value fails there.
         # (A number on its own is the parameter's own check, with a message about its type.)

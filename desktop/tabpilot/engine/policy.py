@@ -26,13 +26,12 @@ from tabpilot.engine.ports import (
     SystemClock,
     reported_agent,
 )
+from tabpilot.engine.steps import page_changing_kinds
 
 log = logging.getLogger("tabpilot.approval")
 
 RuleKind = Literal["site", "workflow"]
 MAX_SITE_MINUTES = 24 * 60
-ELEMENT_STEPS = frozenset({"click", "fill", "type", "press", "select"})
-"""Element actions; a pagination click is listed as a `click` step."""
 CLASS_NAMES: dict[str, str] = {
     "element": "element actions (click, fill, type, press, select, next-page clicks)",
     "javascript": "running JavaScript (execute_js)",
@@ -46,7 +45,8 @@ def action_class(steps: list[Mapping[str, Any]] | tuple[Mapping[str, Any], ...])
     kinds = {step.get("type") for step in steps}
     if "execute_js" in kinds:
         return "javascript"
-    if kinds and kinds <= ELEMENT_STEPS:
+    # Element actions: the page-changing step kinds (a pagination click is listed as a `click` step).
+    if kinds and kinds <= page_changing_kinds():
         return "element"
     return "workflows"
 

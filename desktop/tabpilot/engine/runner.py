@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import re
-from dataclasses import dataclass, field
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field, replace
 from typing import Any
 from urllib.parse import parse_qsl, unquote, urlsplit
 
@@ -12,9 +13,9 @@ from tabpilot.engine.context import CommandContext
 from tabpilot.engine.errors import TabpilotError, shown
 from tabpilot.engine.extract import DEFAULT_ELEMENT_TIMEOUT_MS, Extracted, Pagination, extract
 from tabpilot.engine.extract_spec import parse_schema
+from tabpilot.engine.steps import step_kinds
 from tabpilot.engine.workflows import ErrorRecovery
 
-NAVIGATE_TIMEOUT_MS = 30_000
 ABORTING = frozenset({"navigation_redirect", "tab_closed", "extension_not_connected", "approval_denied"})
 """Failures no recovery policy can route around: the run stops and keeps what it has."""
 LOGIN_HINTS = re.compile(r"log-?in|sign-?in|auth|sso|saml|oauth|session|account/(?:login|signin)", re.IGNORECASE)
@@ -122,59 +123,94 @@ class WorkflowRunner:
 
     async def _step(self, index: str, step: dict[str, Any]) -> None:
         kind = step["type"]
-        timeout_ms = step.get("timeout_ms", NAVIGATE_TIMEOUT_MS if kind == "navigate" else DEFAULT_ELEMENT_TIMEOUT_MS)
-        base = {"tab_id": self.tab_id, "timeout_ms": timeout_ms}
-        wait_s = timeout_ms / 1000 + 5
-        if kind == "navigate":
-            result = await self.ctx.browser_request(
-                "tab.navigate",
-                {**base, "url": step["url"], "wait_until": step.get("wait_until", "load")},
-                timeout_s=wait_s,
-            )
-            final = str(result.get("url") or step["url"])
-            if not step.get("allow_redirect") and login_redirect(step["url"], final):
-                raise TabpilotError(
-                    "navigation_redirect",
-                    f"Opening {step['url']} led to {final}: the site wants a login. Ask the user to sign in "
-                    "in this browser, then run the workflow again.",
-                    redirect_url=final,
-                )
-            self.outcome.extracted.url = final
-        elif kind == "wait":
-            await self.ctx.browser_request(
-                "dom.wait",
-                {**base, "selector": step["selector"], "state": step.get("state", "visible")},
-                timeout_s=wait_s,
-            )
-        elif kind in ("click", "fill", "type", "select"):
-            args: dict[str, Any] = {k: step[k] for k in ("selector", "value", "text") if k in step}
-            await self.ctx.browser_request(f"dom.{kind}", {**base, **args}, timeout_s=wait_s)
-        elif kind == "press":
-            await self.ctx.browser_request(
-                "dom.press", {**base, "key": step["key"], "selector": step.get("selector")}, timeout_s=wait_s
-            )
-        elif kind == "scroll":
-            await self.ctx.browser_request("dom.scroll", {"tab_id": self.tab_id, "selector": step.get("selector")})
-        elif kind == "delay":
-            await asyncio.sleep(step["ms"] / 1000)
-        elif kind == "extract":
-            await extract(
-                self.ctx,
-                tab_id=self.tab_id,
-                selector=step["selector"],
-                schema=parse_schema(step["schema"], f"steps[{index}] (extract) schema"),
-                wait_for=step.get("wait_for"),
-                timeout_ms=timeout_ms,
-                paginate=Pagination.of(step.get("paginate")),
-                into=self.outcome.extracted,
-            )
-            self.outcome.data = self.outcome.extracted.rows
-        elif kind == "if_exists":
-            found = await self.ctx.browser_request("dom.count", {"tab_id": self.tab_id, "selector": step["selector"]})
-            branch, name = (step.get("then") or [], "then") if found.get("count") else (step.get("else") or [], "else")
-            for j, inner in enumerate(branch):
-                if j and self.step_delay_s:
-                    await asyncio.sleep(self.step_delay_s)
-                await self._guarded(f"{index}.{name}[{j}]", inner)
-        else:  # check_steps refuses unknown types before a run starts
-            raise TabpilotError("invalid_params", f"unknown step type {shown(kind)}")
+        run = STEP_RUNNERS.get(kind)
+        if run is None:
+            # An interact action that is a step: its own handler, with the step's values.
+            definition = step_kinds().get(kind)
+            if definition is None or not definition.action:  # check_steps refuses unknown types before a run
+                raise TabpilotError("invalid_params", f"unknown step type {shown(kind)}")
+            await self._action(index, step)
+            return
+        await run(self, index, step)
+
+    async def _action(self, index: str, step: dict[str, Any]) -> dict[str, Any]:
+        command = self.ctx.engine.registry.get(f"interact.{step['type']}")
+        if command is None:
+            raise TabpilotError("not_supported", f"This Tabpilot has no interact action {shown(step['type'])}.")
+        given = {p.name: step.get(p.name) for p in command.params if p.name != "tab_id"}
+        values = command.validate(given)
+        values.pop("background", None)
+        values["tab_id"] = self.tab_id
+        # The steps' placeholders are filled in already (and their secrets known): not resolved twice.
+        return await command.run(replace(self.ctx, placeholders_resolved=True), values)
+
+    def timeout_ms(self, step: dict[str, Any]) -> int:
+        return int(step.get("timeout_ms", DEFAULT_ELEMENT_TIMEOUT_MS))
+
+
+StepRunner = Callable[[WorkflowRunner, str, dict[str, Any]], Awaitable[None]]
+
+
+async def _navigate(runner: WorkflowRunner, index: str, step: dict[str, Any]) -> None:
+    result = await runner._action(index, step)
+    final = str(result.get("url") or step["url"])
+    if not step.get("allow_redirect") and login_redirect(step["url"], final):
+        raise TabpilotError(
+            "navigation_redirect",
+            f"Opening {step['url']} led to {final}: the site wants a login. Ask the user to sign in "
+            "in this browser, then run the workflow again.",
+            redirect_url=final,
+        )
+    runner.outcome.extracted.url = final
+
+
+async def _wait(runner: WorkflowRunner, index: str, step: dict[str, Any]) -> None:
+    timeout_ms = runner.timeout_ms(step)
+    await runner.ctx.browser_request(
+        "dom.wait",
+        {
+            "tab_id": runner.tab_id,
+            "timeout_ms": timeout_ms,
+            "selector": step["selector"],
+            "state": step.get("state", "visible"),
+        },
+        timeout_s=timeout_ms / 1000 + 5,
+    )
+
+
+async def _delay(runner: WorkflowRunner, index: str, step: dict[str, Any]) -> None:
+    await asyncio.sleep(step["ms"] / 1000)
+
+
+async def _extract(runner: WorkflowRunner, index: str, step: dict[str, Any]) -> None:
+    await extract(
+        runner.ctx,
+        tab_id=runner.tab_id,
+        selector=step["selector"],
+        schema=parse_schema(step["schema"], f"steps[{index}] (extract) schema"),
+        wait_for=step.get("wait_for"),
+        timeout_ms=runner.timeout_ms(step),
+        paginate=Pagination.of(step.get("paginate")),
+        into=runner.outcome.extracted,
+    )
+    runner.outcome.data = runner.outcome.extracted.rows
+
+
+async def _if_exists(runner: WorkflowRunner, index: str, step: dict[str, Any]) -> None:
+    found = await runner.ctx.browser_request("dom.count", {"tab_id": runner.tab_id, "selector": step["selector"]})
+    branch, name = (step.get("then") or [], "then") if found.get("count") else (step.get("else") or [], "else")
+    for j, inner in enumerate(branch):
+        if j and runner.step_delay_s:
+            await asyncio.sleep(runner.step_delay_s)
+        await runner._guarded(f"{index}.{name}[{j}]", inner)
+
+
+STEP_RUNNERS: dict[str, StepRunner] = {
+    "navigate": _navigate,  # the action, then: did it land on a login page?
+    "wait": _wait,
+    "delay": _delay,
+    "extract": _extract,
+    "if_exists": _if_exists,
+}
+"""Step kinds that need more than their interact action (or that only a workflow has). Every other
+step kind is an interact action and runs as one; tests check that every kind runs one way or the other."""

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, cast
 
+from tabpilot.engine.args import TabArgs, arg
 from tabpilot.engine.commands import ApprovalScope, Command
 from tabpilot.engine.context import CommandContext
 from tabpilot.engine.errors import TabpilotError
@@ -21,9 +23,9 @@ from tabpilot.engine.interact import check_url
 from tabpilot.engine.params import Param
 from tabpilot.engine.policy import steps_hash
 from tabpilot.engine.runner import StepFailed, WorkflowRunner
+from tabpilot.engine.steps import page_changing_kinds
 from tabpilot.engine.workflows import (
     MAX_STEPS,
-    MUTATING_STEPS,
     PLACEHOLDER,
     Workflow,
     apply_overrides,
@@ -40,66 +42,60 @@ from tabpilot.engine.workflows import (
     walk_steps,
 )
 
-OPERATIONS = ("extract", "workflow", "replay")
 RUNS_KEPT = 10
 KEEPS_PARTIAL = ("navigation_redirect", "tab_closed", "extension_not_connected")
 """Failures that keep the rows of completed steps even under on_failure:abort (seed 000's edge cases)."""
 
-PARAMS = (
-    Param("operation", "string", "one of these", required=True, enum=OPERATIONS),
-    Param("selector", "string", "CSS selector (first match)"),
-    Param("schema", "object", "{field:'css | text|html|attr:N|number|boolean'} or JSON Schema (x-selector)"),
-    Param("options", "object", "{wait_for, timeout_ms, paginate:{next_selector, max_pages, delay_ms}}"),
-    Param("name", "string", "workflow name"),
-    Param(
-        "steps",
-        "array",
-        "[{type:navigate|wait|click|fill|type|press|select|scroll|delay|extract|if_exists,...}]",
-    ),
-    Param("error_recovery", "object", "{on_timeout: retry_step|skip|abort, max_retries, on_failure}"),
-    Param("record", "boolean", "save it", default=False),
-    Param("params", "object", "values for {{name}}"),
-    Param("workflow_id", "string", "a saved workflow's id"),
-    Param("override_params", "object", "{'steps[0].url':..,'params.N':..}"),
-    Param("allow_domain_change", "boolean", "replay on another site", default=False),
-    Param("step_delay_ms", "integer", "default 500", minimum=0, maximum=60_000),
-    Param("wait_ms", "integer", "answer 'running' after (default 30000)", minimum=0, maximum=600_000),
-)
+WAIT = Param("wait_ms", "integer", "answer 'running' after (default 30000)", minimum=0, maximum=600_000)
+
+
+@dataclass(frozen=True, kw_only=True)
+class ExtractArgs(TabArgs):
+    selector: str = arg("CSS selector of the rows")
+    schema: dict[str, Any] = arg("{field:'css | text|html|attr:N|number|boolean'} or JSON Schema (x-selector)")
+    options: dict[str, Any] | None = arg(
+        "{wait_for, timeout_ms, paginate:{next_selector, max_pages, delay_ms}}", default=None
+    )
+
+
+@dataclass(frozen=True, kw_only=True)
+class RunArgs(TabArgs):
+    params: dict[str, Any] | None = arg("values for {{name}}", default=None)
+    step_delay_ms: int | None = arg("default 500", default=None, minimum=0, maximum=60_000)
+
+
+@dataclass(frozen=True, kw_only=True)
+class WorkflowArgs(RunArgs):
+    steps: list[Any] = arg("[{type: <step kind>, ...}]: observe {what:'help', mode:'workflow'} lists the kinds")
+    name: str | None = arg("workflow name", default=None)
+    error_recovery: dict[str, Any] | None = arg(
+        "{on_timeout: retry_step|skip|abort, max_retries, on_failure}", default=None
+    )
+    record: bool = arg("save it", default=False)
+
+
+@dataclass(frozen=True, kw_only=True)
+class ReplayArgs(RunArgs):
+    workflow_id: str = arg("a saved workflow's id")
+    override_params: dict[str, Any] | None = arg("{'steps[0].url':..,'params.N':..}", default=None)
+    allow_domain_change: bool = arg("replay on another site", default=False)
 
 
 def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
-def _require(p: dict[str, Any], operation: str, *names: str) -> None:
-    for name in names:
-        if p.get(name) is None:
-            raise TabpilotError("invalid_params", f"scrape {operation}: '{name}' is required.", param=name)
-
-
-def _refuse_extra(p: dict[str, Any], operation: str, allowed: set[str]) -> None:
-    extra = sorted(k for k, v in p.items() if v not in (None, False) and k not in allowed | {"operation", "tab_id"})
-    if extra:
-        raise TabpilotError(
-            "invalid_params",
-            f"scrape {operation} does not take {', '.join(map(repr, extra))}.",
-            param=extra[0],
-        )
-
-
 # -- extract -----------------------------------------------------------------------------------------
 
 
-async def _extract(ctx: CommandContext, p: dict[str, Any]) -> dict[str, Any]:
-    _require(p, "extract", "selector", "schema")
-    _refuse_extra(p, "extract", {"selector", "schema", "options"})
-    schema = parse_schema(p["schema"])
-    options = check_extract_options(p.get("options"))
+async def _extract(ctx: CommandContext, a: ExtractArgs) -> dict[str, Any]:
+    schema = parse_schema(a.schema)
+    options = check_extract_options(a.options)
     started = time.monotonic()
     out = await extract(
         ctx,
-        tab_id=p.get("tab_id"),
-        selector=p["selector"],
+        tab_id=a.tab_id,
+        selector=a.selector,
         schema=schema,
         wait_for=options.get("wait_for"),
         timeout_ms=options.get("timeout_ms", DEFAULT_ELEMENT_TIMEOUT_MS),
@@ -125,50 +121,46 @@ async def _extract(ctx: CommandContext, p: dict[str, Any]) -> dict[str, Any]:
 # -- workflows ---------------------------------------------------------------------------------------
 
 
-async def _workflow(ctx: CommandContext, p: dict[str, Any]) -> dict[str, Any]:
-    _require(p, "workflow", "steps")
-    _refuse_extra(p, "workflow", {"name", "steps", "error_recovery", "record", "params", "step_delay_ms"})
-    name = (p.get("name") or "workflow").strip() or "workflow"
-    steps = check_steps(p["steps"])
+async def _workflow(ctx: CommandContext, a: WorkflowArgs) -> dict[str, Any]:
+    name = (a.name or "workflow").strip() or "workflow"
+    steps = check_steps(a.steps)
     if not steps:
         raise TabpilotError("invalid_params", "scrape workflow: a workflow needs at least one step.", param="steps")
     workflow = Workflow(
         workflow_id="",
         name=name,
         steps=steps,
-        error_recovery=check_error_recovery(p.get("error_recovery")),
-        params=check_params(p.get("params")),
+        error_recovery=check_error_recovery(a.error_recovery),
+        params=check_params(a.params),
         created_at=_now(),
     )
     _check_size(workflow)
     store = ctx.engine.workflows
     exists = (lambda wid: store.get(wid) is not None) if store is not None else (lambda wid: False)
     workflow.workflow_id = new_workflow_id(name, datetime.now(UTC).date(), exists)
-    tab = await ctx.browser_request("tabs.resolve", {"tab_id": p.get("tab_id")})
+    tab = await ctx.browser_request("tabs.resolve", {"tab_id": a.tab_id})
     urls = navigate_urls(steps)
     workflow.origin = origin_of(_fill_params(urls[0], workflow.params)) if urls else origin_of(str(tab.get("url", "")))
-    recorded = bool(p.get("record"))
+    recorded = a.record
     if recorded:
         if store is None:
             raise TabpilotError("not_supported", "This Tabpilot has no workflow folder to record into.")
         refuse_literal_secrets(workflow)
         _preflight(ctx.engine, workflow, int(tab["tab_id"]))  # a refused workflow is not recorded
         store.save(workflow)
-    return await _run(ctx, workflow, int(tab["tab_id"]), p, recorded=recorded, replayed=False)
+    return await _run(ctx, workflow, int(tab["tab_id"]), a.step_delay_ms, recorded=recorded, replayed=False)
 
 
-async def _replay(ctx: CommandContext, p: dict[str, Any]) -> dict[str, Any]:
-    _require(p, "replay", "workflow_id")
-    _refuse_extra(p, "replay", {"workflow_id", "override_params", "allow_domain_change", "params", "step_delay_ms"})
-    saved = _load(ctx, p["workflow_id"])
+async def _replay(ctx: CommandContext, a: ReplayArgs) -> dict[str, Any]:
+    saved = _load(ctx, a.workflow_id)
     doc = saved.document()
-    if p.get("params"):
-        doc["params"] = {**doc.get("params", {}), **check_params(p["params"])}
-    workflow = parse_workflow(apply_overrides(doc, p.get("override_params")), where="override_params")
-    tab = await ctx.browser_request("tabs.resolve", {"tab_id": p.get("tab_id")})
-    if not p.get("allow_domain_change"):
+    if a.params:
+        doc["params"] = {**doc.get("params", {}), **check_params(a.params)}
+    workflow = parse_workflow(apply_overrides(doc, a.override_params), where="override_params")
+    tab = await ctx.browser_request("tabs.resolve", {"tab_id": a.tab_id})
+    if not a.allow_domain_change:
         _check_domain(saved, workflow, str(tab.get("url", "")))
-    return await _run(ctx, workflow, int(tab["tab_id"]), p, recorded=False, replayed=True)
+    return await _run(ctx, workflow, int(tab["tab_id"]), a.step_delay_ms, recorded=False, replayed=True)
 
 
 def _load(ctx: CommandContext, workflow_id: str) -> Workflow:
@@ -219,7 +211,7 @@ def _check_size(workflow: Workflow) -> None:
 
 
 async def _run(
-    ctx: CommandContext, workflow: Workflow, tab_id: int, p: dict[str, Any], *, recorded: bool, replayed: bool
+    ctx: CommandContext, workflow: Workflow, tab_id: int, delay: int | None, *, recorded: bool, replayed: bool
 ) -> dict[str, Any]:
     engine = ctx.engine
     _preflight(engine, workflow, tab_id)
@@ -227,7 +219,6 @@ async def _run(
     engine.known_secrets.update(secrets)
     for url in navigate_urls(steps):
         check_url(url)
-    delay = p.get("step_delay_ms")
     runner = WorkflowRunner(
         ctx,
         steps,
@@ -378,7 +369,7 @@ def page_changing_steps(steps: list[dict[str, Any]]) -> list[dict[str, Any]]:
     for step in walk_steps(steps):
         if not isinstance(step, dict):
             continue
-        if step.get("type") in MUTATING_STEPS:
+        if step.get("type") in page_changing_kinds():
             out.append(dict(step))
         elif step.get("type") == "extract" and isinstance(step.get("paginate"), dict):
             out.append(next_page_click(step["paginate"]))
@@ -435,32 +426,127 @@ def _changes_before_navigating(steps: list[dict[str, Any]]) -> bool:
     for step in walk_steps(steps):
         if step.get("type") == "navigate":
             return False
-        if step.get("type") in MUTATING_STEPS or (step.get("type") == "extract" and step.get("paginate")):
+        if step.get("type") in page_changing_kinds() or (step.get("type") == "extract" and step.get("paginate")):
             return True
     return False
 
 
-async def _scrape(ctx: CommandContext, p: dict[str, Any]) -> dict[str, Any]:
-    operation = p["operation"]
-    if operation == "extract":
-        return await _extract(ctx, p)
-    if operation == "workflow":
-        return await _workflow(ctx, p)
-    return await _replay(ctx, p)
+SCRAPE_META = "metadata:{pages_scraped, rows_extracted, duration_ms, url, errors, warnings, truncated?}"
 
 
-COMMANDS = [
-    Command(
+def _scrape(
+    operation: str,
+    summary: str,
+    handler: Any,
+    args: type[TabArgs],
+    approval: Any,
+    result: str,
+    example: dict[str, Any],
+    example_result: dict[str, Any],
+) -> Command[Any]:
+    return Command(
         "interact",
         "scrape",
         "navigate",
-        "typed rows in one call",
-        _scrape,
-        params=PARAMS,
+        summary,
+        handler,
+        args,
+        operation=operation,
+        result=result,
+        example=example,
+        example_result=example_result,
+        ops=("tabs.resolve", "dom.wait", "scrape.extract", "scrape.next_page")
+        if operation == "extract"
+        else ("tabs.resolve",),
         pilot_gated=True,
         capability="scrape",
-        targets_tab=True,
-        wait_param="wait_ms",
-        approval_steps=_approval_steps,
+        wait=WAIT,
+        approval_steps=lambda engine, p: _approval_steps(engine, {**p, "operation": operation}),
+    )
+
+
+ROWS = [{"title": "First story", "points": 120}, {"title": "Second story", "points": 87}]
+
+COMMANDS: list[Command[Any]] = [
+    _scrape(
+        "extract",
+        "typed rows in one call",
+        _extract,
+        ExtractArgs,
+        None,
+        "{status:'complete', correlation_id, data:[rows], " + SCRAPE_META + "}",
+        {"selector": ".story", "schema": {"title": "h2 | text", "points": ".points | number"}},
+        {
+            "status": "complete",
+            "correlation_id": "corr-1a2b3c4d5e6f",
+            "data": ROWS,
+            "metadata": {
+                "pages_scraped": 1,
+                "rows_extracted": 2,
+                "duration_ms": 38,
+                "url": "https://example.com/",
+                "errors": [],
+                "warnings": [],
+            },
+        },
+    ),
+    _scrape(
+        "workflow",
+        "run steps (record:true saves them)",
+        _workflow,
+        WorkflowArgs,
+        None,
+        "{status, correlation_id, workflow_id, steps_completed, steps_total, data, " + SCRAPE_META + "}",
+        {
+            "name": "news",
+            "steps": [
+                {"type": "navigate", "url": "https://example.com/"},
+                {"type": "extract", "selector": ".story", "schema": {"title": "h2 | text"}},
+            ],
+        },
+        {
+            "status": "complete",
+            "correlation_id": "corr-1a2b3c4d5e6f",
+            "workflow_id": "wf-news-20260101",
+            "steps_completed": 2,
+            "steps_total": 2,
+            "data": [{"title": "First story"}, {"title": "Second story"}],
+            "metadata": {
+                "pages_scraped": 1,
+                "rows_extracted": 2,
+                "duration_ms": 812,
+                "url": "https://example.com/",
+                "workflow_id": "wf-news-20260101",
+                "errors": [],
+                "warnings": [],
+            },
+        },
+    ),
+    _scrape(
+        "replay",
+        "a saved workflow again",
+        _replay,
+        ReplayArgs,
+        None,
+        "as workflow, with metadata.replayed_from",
+        {"workflow_id": "wf-news-20260101", "params": {"query": "tabs"}},
+        {
+            "status": "complete",
+            "correlation_id": "corr-1a2b3c4d5e6f",
+            "workflow_id": "wf-news-20260101",
+            "steps_completed": 2,
+            "steps_total": 2,
+            "data": [{"title": "First story"}],
+            "metadata": {
+                "pages_scraped": 1,
+                "rows_extracted": 1,
+                "duration_ms": 640,
+                "url": "https://example.com/",
+                "workflow_id": "wf-news-20260101",
+                "replayed_from": "wf-news-20260101",
+                "errors": [],
+                "warnings": [],
+            },
+        },
     ),
 ]

@@ -8,29 +8,55 @@ when no browser is connected, the buffers of every tab (entries carry their `tab
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from tabpilot.engine import scrubbing
+from tabpilot.engine.args import NoArgs, TabArgs, arg
 from tabpilot.engine.capture import BUFFER_SIZES, GATED, Kind, Match, Page, store_for
 from tabpilot.engine.commands import Command
 from tabpilot.engine.context import CommandContext
 from tabpilot.engine.errors import TabpilotError, shown
-from tabpilot.engine.params import Param
 
 LEVELS = ("debug", "log", "info", "warn", "error")
 DIRECTIONS = ("incoming", "outgoing")
 RANK = {"debug": 0, "log": 1, "info": 1, "warn": 2, "error": 3}
 
-LIMIT = Param("limit", "integer", "max entries (default 50)", default=50, minimum=1, maximum=1000, clamp=True)
-BODIES_LIMIT = Param("limit", "integer", "default 20", default=20, minimum=1, maximum=1000, clamp=True)  # seed 003
-SINCE = Param("since_cursor", "integer", "only newer than this cursor")
-URL_FILTER = Param("url_filter", "string", "URL contains")
-NETWORK_FILTERS = (
-    URL_FILTER,
-    Param("method", "string", "HTTP method"),
-    Param("status_min", "integer", "lowest status"),
-    Param("status_max", "integer", "highest status"),
-)
+LEVELS_DOC = "minimum: debug|log|info|warn|error"
+
+
+@dataclass(frozen=True, kw_only=True)
+class ListingArgs(TabArgs):
+    """A read of one capture buffer, newest first."""
+
+    limit: int = arg("max entries (default 50)", default=50, minimum=1, maximum=1000, clamp=True)
+    since_cursor: int | None = arg("only newer than this cursor", default=None)
+
+
+@dataclass(frozen=True, kw_only=True)
+class LogsArgs(ListingArgs):
+    level: str | None = arg(LEVELS_DOC, default=None)
+
+
+@dataclass(frozen=True, kw_only=True)
+class NetworkArgs(ListingArgs):
+    url_filter: str | None = arg("URL contains", default=None)
+    method: str | None = arg("HTTP method", default=None)
+    status_min: int | None = arg("lowest status", default=None)
+    status_max: int | None = arg("highest status", default=None)
+
+
+@dataclass(frozen=True, kw_only=True)
+class BodiesArgs(NetworkArgs):
+    limit: int = arg("default 20", default=20, minimum=1, maximum=1000, clamp=True)  # seed 003
+
+
+@dataclass(frozen=True, kw_only=True)
+class WebSocketArgs(ListingArgs):
+    connection_id: str | None = arg("one connection", default=None)
+    url_filter: str | None = arg("URL contains", default=None)
+    direction: str | None = arg("incoming|outgoing", default=None)
+
 
 OFF_NOTES = {
     "network_bodies": "Request and response bodies are not captured: the user can switch on 'Network bodies' "
@@ -54,9 +80,9 @@ async def target_tab(ctx: CommandContext, tab_id: int | None) -> int | None:
     return found if isinstance(found, int) and not isinstance(found, bool) else None
 
 
-async def _read(ctx: CommandContext, p: dict[str, Any], kind: Kind, match: Match | None) -> dict[str, Any]:
+async def _read(ctx: CommandContext, a: ListingArgs, kind: Kind, match: Match | None) -> dict[str, Any]:
     store = store_for(ctx.engine)
-    tab_id = await target_tab(ctx, p.get("tab_id"))
+    tab_id = await target_tab(ctx, a.tab_id)
     if not store.enabled(kind):
         return {
             "tab_id": tab_id,
@@ -67,7 +93,7 @@ async def _read(ctx: CommandContext, p: dict[str, Any], kind: Kind, match: Match
             "capture_enabled": False,
             "note": OFF_NOTES[kind],
         }
-    page = store.entries(kind, tab_id=tab_id, match=match, limit=p["limit"], since_cursor=p["since_cursor"])
+    page = store.entries(kind, tab_id=tab_id, match=match, limit=a.limit, since_cursor=a.since_cursor)
     # A page echoes what was typed into it, keystroke by keystroke ('S', 'S3', 'S3c', …): secrets Tabpilot
     # typed never come back in clear, nor the beginnings of them.
     return dict(scrubbing.scrub(_answer(page, tab_id, kind), ctx.engine.known_secrets, prefixes=True))
@@ -96,8 +122,7 @@ def _answer(page: Page, tab_id: int | None, kind: Kind) -> dict[str, Any]:
     return out
 
 
-def _one_of(p: Mapping[str, Any], name: str, allowed: tuple[str, ...]) -> str | None:
-    value = p.get(name)
+def _one_of(value: str | None, name: str, allowed: tuple[str, ...]) -> str | None:
     if value is not None and value not in allowed:
         raise TabpilotError(
             "invalid_params", f"'{name}' must be one of {', '.join(allowed)}; got {shown(value)}.", param=name
@@ -105,10 +130,10 @@ def _one_of(p: Mapping[str, Any], name: str, allowed: tuple[str, ...]) -> str | 
     return value if isinstance(value, str) else None
 
 
-def _network_match(p: Mapping[str, Any]) -> Match | None:
-    url = (p.get("url_filter") or "").lower()
-    method = (p.get("method") or "").upper()
-    low, high = p.get("status_min"), p.get("status_max")
+def _network_match(a: NetworkArgs) -> Match | None:
+    url = (a.url_filter or "").lower()
+    method = (a.method or "").upper()
+    low, high = a.status_min, a.status_max
     if low is not None and high is not None and low > high:
         raise TabpilotError("invalid_params", "'status_min' is above 'status_max'.", param="status_min")
     if not (url or method or low is not None or high is not None):
@@ -130,8 +155,8 @@ def _network_match(p: Mapping[str, Any]) -> Match | None:
     return match
 
 
-async def _logs(ctx: CommandContext, p: dict[str, Any]) -> dict[str, Any]:
-    level = _one_of(p, "level", LEVELS)
+async def _logs(ctx: CommandContext, a: LogsArgs) -> dict[str, Any]:
+    level = _one_of(a.level, "level", LEVELS)
     match: Match | None = None
     if level is not None:
         floor = RANK[level]
@@ -139,24 +164,24 @@ async def _logs(ctx: CommandContext, p: dict[str, Any]) -> dict[str, Any]:
         def match(item: Mapping[str, Any]) -> bool:
             return RANK.get(str(item.get("level")), 1) >= floor
 
-    return await _read(ctx, p, "logs", match)
+    return await _read(ctx, a, "logs", match)
 
 
-async def _errors(ctx: CommandContext, p: dict[str, Any]) -> dict[str, Any]:
-    return await _read(ctx, p, "errors", None)
+async def _errors(ctx: CommandContext, a: ListingArgs) -> dict[str, Any]:
+    return await _read(ctx, a, "errors", None)
 
 
-async def _network(ctx: CommandContext, p: dict[str, Any]) -> dict[str, Any]:
-    return await _read(ctx, p, "network", _network_match(p))
+async def _network(ctx: CommandContext, a: NetworkArgs) -> dict[str, Any]:
+    return await _read(ctx, a, "network", _network_match(a))
 
 
-async def _network_bodies(ctx: CommandContext, p: dict[str, Any]) -> dict[str, Any]:
-    return await _read(ctx, p, "network_bodies", _network_match(p))
+async def _network_bodies(ctx: CommandContext, a: BodiesArgs) -> dict[str, Any]:
+    return await _read(ctx, a, "network_bodies", _network_match(a))
 
 
-async def _websocket_events(ctx: CommandContext, p: dict[str, Any]) -> dict[str, Any]:
-    connection, direction = p.get("connection_id"), _one_of(p, "direction", DIRECTIONS)
-    url = (p.get("url_filter") or "").lower()
+async def _websocket_events(ctx: CommandContext, a: WebSocketArgs) -> dict[str, Any]:
+    connection, direction = a.connection_id, _one_of(a.direction, "direction", DIRECTIONS)
+    url = (a.url_filter or "").lower()
     match: Match | None = None
     if connection or direction or url:
 
@@ -167,43 +192,105 @@ async def _websocket_events(ctx: CommandContext, p: dict[str, Any]) -> dict[str,
                 and (not url or url in str(item.get("url", "")).lower())
             )
 
-    return await _read(ctx, p, "websocket_events", match)
+    return await _read(ctx, a, "websocket_events", match)
 
 
-async def _clear_capture(ctx: CommandContext, p: dict[str, Any]) -> dict[str, Any]:
+async def _clear_capture(ctx: CommandContext, a: NoArgs) -> dict[str, Any]:
     store = store_for(ctx.engine)
     return {"cleared": store.clear(), "cursor": store.cursor}
 
 
-def _listing(mode: str, summary: str, handler: Any, *filters: Param, limit: Param = LIMIT) -> Command:
-    return Command("observe", mode, "read", summary, handler, params=(*filters, limit, SINCE), targets_tab=True)
+LISTING_RESULT = "{tab_id, entries:[...newest first, each with a cursor], count, cursor, more, buffered}"
 
 
-COMMANDS = [
+def _listing(
+    mode: str, summary: str, handler: Any, args: type[ListingArgs], entry: dict[str, Any], entries: str
+) -> Command[Any]:
+    return Command(
+        "observe",
+        mode,
+        "read",
+        summary,
+        handler,
+        args,
+        result=LISTING_RESULT,
+        notes=f"Entries: {entries}. Newest first; pass the answer's `cursor` as `since_cursor` next time for exactly "
+        "what came after (`more: true`: ask again; `evicted: true`: a buffer overflowed in between).",
+        example_result={"tab_id": 12, "entries": [entry], "count": 1, "cursor": 42, "more": False, "buffered": 1},
+    )
+
+
+COMMANDS: list[Command[Any]] = [
     _listing(
         "logs",
         "console messages",
         _logs,
-        Param("level", "string", "minimum: debug|log|info|warn|error"),
+        LogsArgs,
+        {
+            "level": "warn",
+            "text": "slow",
+            "args": ["slow"],
+            "source": "app.js:10:5",
+            "ts": "2026-01-15T10:30:00.000Z",
+            "cursor": 42,
+        },
+        "`{level, text, args, source, stack?, ts, page, cursor, tab_id}`",
     ),
-    _listing("errors", "uncaught errors, rejections", _errors),
-    _listing("network", "requests: status, timing, sizes", _network, *NETWORK_FILTERS),
     _listing(
-        "network_bodies", "request/response bodies (opt-in)", _network_bodies, *NETWORK_FILTERS, limit=BODIES_LIMIT
+        "errors",
+        "uncaught errors, rejections",
+        _errors,
+        ListingArgs,
+        {"type": "error", "message": "x is undefined", "url": "app.js", "line": 3, "column": 9, "cursor": 42},
+        "`{type: error|unhandledrejection, message, stack, url, line, column, ts, page, cursor}`",
+    ),
+    _listing(
+        "network",
+        "requests: status, timing, sizes",
+        _network,
+        NetworkArgs,
+        {
+            "source": "fetch",
+            "method": "GET",
+            "url": "https://example.com/api",
+            "status": 200,
+            "duration_ms": 31,
+            "cursor": 42,
+        },
+        "`{source: fetch|xhr|resource, method, url, status, ok, duration_ms, request_size, response_size, "
+        "content_type, initiator?, error?, ts, cursor}`",
+    ),
+    _listing(
+        "network_bodies",
+        "request/response bodies (opt-in)",
+        _network_bodies,
+        BodiesArgs,
+        {
+            "method": "POST",
+            "url": "https://example.com/api",
+            "status": 200,
+            "responseBody": '{"ok":true}',
+            "cursor": 42,
+        },
+        "`{method, url, status, contentType, duration, requestHeaders, responseHeaders, requestBody, "
+        "responseBody, truncated?, source, ts, cursor}`; `entries: []` and a `note` until the user switches bodies on",
     ),
     _listing(
         "websocket_events",
         "WebSocket messages",
         _websocket_events,
-        Param("connection_id", "string", "one connection"),
-        URL_FILTER,
-        Param("direction", "string", "incoming|outgoing"),
+        WebSocketArgs,
+        {"event": "message", "connection_id": "ws-1a2b-1", "direction": "incoming", "data": "hi", "cursor": 42},
+        "`{event: connecting|open|message|close|error|evicted, connection_id, url, direction?, data?, "
+        "size?, binary?, truncated?, code?, reason?, ts, cursor}`",
     ),
     Command(
         "configure",
         "clear_capture",
-        "read",
+        "config",
         "empty all capture buffers",
         _clear_capture,
+        result="{cleared, cursor}",
+        example_result={"cleared": 120, "cursor": 42},
     ),
 ]

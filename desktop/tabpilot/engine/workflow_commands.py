@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from typing import Any
 
+from tabpilot.engine.args import Args, arg
 from tabpilot.engine.commands import ApprovalScope, Command
 from tabpilot.engine.context import CommandContext
 from tabpilot.engine.errors import TabpilotError, shown
-from tabpilot.engine.params import Param
+from tabpilot.engine.generate import WorkflowIdArgs
 from tabpilot.engine.ports import WorkflowEntry, WorkflowStore
 from tabpilot.engine.workflows import MAX_FILE_BYTES, parse_workflow, refuse_literal_secrets
 
@@ -45,10 +47,21 @@ def summary(entry: WorkflowEntry) -> dict[str, Any]:
     return item
 
 
-async def _observe(ctx: CommandContext, p: dict[str, Any]) -> dict[str, Any]:
-    if p["workflow_id"] is None:
+@dataclass(frozen=True, kw_only=True)
+class ListWorkflowsArgs(Args):
+    workflow_id: str | None = arg("one, with its last runs", default=None)
+
+
+@dataclass(frozen=True, kw_only=True)
+class ImportArgs(Args):
+    workflow: dict[str, Any] = arg("{workflow_id, name, steps,...}")
+    overwrite: bool = arg("replace a same-id one", default=False)
+
+
+async def _observe(ctx: CommandContext, a: ListWorkflowsArgs) -> dict[str, Any]:
+    if a.workflow_id is None:
         return {"workflows": [summary(e) for e in _store(ctx).entries()]}
-    entry = _entry(ctx, p["workflow_id"])
+    entry = _entry(ctx, a.workflow_id)
     return {
         **summary(entry),
         "workflow": entry.workflow.document() if entry.workflow else None,
@@ -56,15 +69,15 @@ async def _observe(ctx: CommandContext, p: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-async def _export(ctx: CommandContext, p: dict[str, Any]) -> dict[str, Any]:
-    entry = _entry(ctx, p["workflow_id"])
+async def _export(ctx: CommandContext, a: WorkflowIdArgs) -> dict[str, Any]:
+    entry = _entry(ctx, a.workflow_id)
     if entry.workflow is None:
         raise TabpilotError("invalid_params", f"{entry.file} is not a valid workflow: {entry.error}")
     return {"workflow_id": entry.workflow_id, "workflow": entry.workflow.document()}
 
 
-async def _import(ctx: CommandContext, p: dict[str, Any]) -> dict[str, Any]:
-    workflow = parse_workflow(p["workflow"])
+async def _import(ctx: CommandContext, a: ImportArgs) -> dict[str, Any]:
+    workflow = parse_workflow(a.workflow)
     refuse_literal_secrets(workflow)
     size = len(json.dumps(workflow.document(), indent=2, ensure_ascii=False).encode())
     if size > MAX_FILE_BYTES:
@@ -75,7 +88,7 @@ async def _import(ctx: CommandContext, p: dict[str, Any]) -> dict[str, Any]:
             param="workflow",
         )
     store = _store(ctx)
-    if store.get(workflow.workflow_id) is not None and not p["overwrite"]:
+    if store.get(workflow.workflow_id) is not None and not a.overwrite:
         raise TabpilotError(
             "invalid_params",
             f"A workflow '{workflow.workflow_id}' exists already; pass overwrite:true to replace it.",
@@ -85,8 +98,8 @@ async def _import(ctx: CommandContext, p: dict[str, Any]) -> dict[str, Any]:
     return {"workflow_id": workflow.workflow_id, "imported": True, "steps": workflow.step_count()}
 
 
-async def _delete(ctx: CommandContext, p: dict[str, Any]) -> dict[str, Any]:
-    entry = _entry(ctx, p["workflow_id"])
+async def _delete(ctx: CommandContext, a: WorkflowIdArgs) -> dict[str, Any]:
+    entry = _entry(ctx, a.workflow_id)
     _store(ctx).delete(entry.workflow_id)
     return {"workflow_id": entry.workflow_id, "deleted": True}
 
@@ -118,14 +131,40 @@ def _approve_delete(engine: Any, p: dict[str, Any]) -> ApprovalScope | None:
     return ApprovalScope(steps=[{"type": "delete_workflow", "workflow_id": p.get("workflow_id")}], site_free=True)
 
 
-COMMANDS = [
+WORKFLOW_EXAMPLE = {
+    "workflow_id": "wf-news-20260101",
+    "name": "news",
+    "origin": "https://example.com",
+    "created_at": "2026-01-01T09:00:00+00:00",
+    "steps": [{"type": "navigate", "url": "https://example.com/"}],
+    "error_recovery": {"on_timeout": "retry_step", "max_retries": 2, "on_failure": "abort_with_partial"},
+    "params": {},
+}
+
+COMMANDS: list[Command[Any]] = [
     Command(
         "observe",
         "workflows",
         "read",
         "saved workflows (workflow_id: one, with runs)",
         _observe,
-        params=(Param("workflow_id", "string", "one, with its last runs"),),
+        ListWorkflowsArgs,
+        result="{workflows:[{workflow_id, file, name, origin, steps, params, last_run, last_status} | "
+        "{workflow_id, file, error}]}; with workflow_id: that one plus {workflow, runs}",
+        example_result={
+            "workflows": [
+                {
+                    "workflow_id": "wf-news-20260101",
+                    "file": "wf-news-20260101.json",
+                    "name": "news",
+                    "origin": "https://example.com",
+                    "steps": 1,
+                    "params": [],
+                    "last_run": None,
+                    "last_status": None,
+                }
+            ]
+        },
     ),
     Command(
         "configure",
@@ -133,27 +172,34 @@ COMMANDS = [
         "read",
         "a saved workflow as JSON",
         _export,
-        params=(Param("workflow_id", "string", "a saved workflow's id", required=True),),
+        WorkflowIdArgs,
+        result="{workflow_id, workflow}",
+        example_result={"workflow_id": "wf-news-20260101", "workflow": WORKFLOW_EXAMPLE},
     ),
     Command(
         "configure",
         "import_workflow",
-        "read",
+        "config",
         "validate and save a workflow",
         _import,
-        params=(
-            Param("workflow", "object", "{workflow_id, name, steps,...}", required=True),
-            Param("overwrite", "boolean", "replace a same-id one", default=False),
-        ),
+        ImportArgs,
+        result="{workflow_id, imported:true, steps}",
+        notes="In the tray app the person is shown its steps first (saved workflows run from the tray menu "
+        "without prompts).",
+        example_result={"workflow_id": "wf-news-20260101", "imported": True, "steps": 1},
         approval_steps=_approve_import,
     ),
     Command(
         "configure",
         "delete_workflow",
-        "read",
+        "config",
         "delete a saved workflow",
         _delete,
-        params=(Param("workflow_id", "string", "a saved workflow's id", required=True),),
+        WorkflowIdArgs,
+        result="{workflow_id, deleted:true}",
+        notes="Off the list; the file and its runs are kept in `workflows/.deleted/` (moved back, it is listed "
+        "again; the newest 200 are kept, for 90 days). The tray app asks the person first.",
+        example_result={"workflow_id": "wf-news-20260101", "deleted": True},
         approval_steps=_approve_delete,
     ),
 ]

@@ -16,39 +16,18 @@ from urllib.parse import urlsplit
 
 from tabpilot.engine import scrubbing
 from tabpilot.engine.errors import TabpilotError, shown
+from tabpilot.engine.params import validate
+from tabpilot.engine.steps import page_changing_kinds, step_kinds
 
 MAX_STEPS = 50
 MAX_FILE_BYTES = 2 * 1024 * 1024
 """A workflow file larger than this is listed with an error, so no larger one is ever saved."""
 MAX_DEPTH = 4
-WAIT_STATES = ("visible", "attached", "hidden")
 ON_TIMEOUT = ("retry_step", "skip", "abort")
 ON_FAILURE = ("abort_with_partial", "abort", "continue")
-MUTATING_STEPS = frozenset({"click", "fill", "type", "press", "select"})
 ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,119}$")
 PLACEHOLDER = re.compile(r"\{\{\s*(secret:)?([A-Za-z_][A-Za-z0-9_.-]*)\s*\}\}")
 REDACTED = "[REDACTED]"
-
-# type -> {field: (python type, required)}
-_COMMON = {"timeout_ms": (int, False), "description": (str, False)}
-STEP_FIELDS: dict[str, dict[str, tuple[type | tuple[type, ...], bool]]] = {
-    "navigate": {"url": (str, True), "wait_until": (str, False), "allow_redirect": (bool, False)},
-    "wait": {"selector": (str, True), "state": (str, False)},
-    "click": {"selector": (str, True)},
-    "fill": {"selector": (str, True), "value": (str, True)},
-    "type": {"selector": (str, True), "text": (str, True)},
-    "press": {"key": (str, True), "selector": (str, False)},
-    "select": {"selector": (str, True), "value": (str, True)},
-    "scroll": {"selector": (str, False)},
-    "delay": {"ms": (int, True)},
-    "extract": {
-        "selector": (str, True),
-        "schema": (dict, True),
-        "paginate": (dict, False),
-        "wait_for": (str, False),
-    },
-    "if_exists": {"selector": (str, True), "then": (list, False), "else": (list, False)},
-}
 
 
 @dataclass(frozen=True)
@@ -84,7 +63,8 @@ class Workflow:
         }
 
     def mutating_steps(self) -> list[dict[str, Any]]:
-        return [s for s in walk_steps(self.steps) if s["type"] in MUTATING_STEPS]
+        changing = page_changing_kinds()
+        return [s for s in walk_steps(self.steps) if s["type"] in changing]
 
     def step_count(self) -> int:
         return sum(1 for _ in walk_steps(self.steps))
@@ -117,38 +97,18 @@ def check_steps(steps: Any, where: str = "steps", depth: int = 0) -> list[dict[s
             raise _bad(f"{here} must be an object with a 'type'.")
         step = {k: v for k, v in step.items() if v is not None}  # JSON null: the field is not given
         kind = step.get("type")
-        if not isinstance(kind, str) or kind not in STEP_FIELDS:  # a list or an object cannot be looked up
-            raise _bad(f"{here}: unknown step type {shown(kind)}; one of {', '.join(STEP_FIELDS)}.")
-        allowed = {**STEP_FIELDS[kind], **_COMMON}
-        unknown = sorted(set(step) - set(allowed) - {"type"})
-        if unknown:
-            raise _bad(f"{here} ({kind}): unknown field {_names(unknown)}; expected {', '.join(allowed)}.")
-        for name, (expected, required) in allowed.items():
-            value = step.get(name)
-            if value is None:
-                if required:
-                    raise _bad(f"{here} ({kind}): '{name}' is required.")
-                continue
-            if not isinstance(value, expected) or (expected is int and isinstance(value, bool)):
-                raise _bad(f"{here} ({kind}): '{name}' must be {_type_name(expected)}.")
-        if kind == "wait" and step.get("state", "visible") not in WAIT_STATES:
-            raise _bad(f"{here} (wait): 'state' must be one of {', '.join(WAIT_STATES)}.")
-        if kind == "navigate" and step.get("wait_until", "load") not in (
-            "load",
-            "domcontentloaded",
-            "networkidle",
-        ):
-            raise _bad(f"{here} (navigate): 'wait_until' must be load, domcontentloaded or networkidle.")
-        if "timeout_ms" in step and not 0 < step["timeout_ms"] <= 300_000:
-            raise _bad(f"{here} ({kind}): 'timeout_ms' must be between 1 and 300000.")
-        if kind == "delay" and not 0 <= step["ms"] <= 60_000:
-            raise _bad(f"{here} (delay): 'ms' must be between 0 and 60000.")
-        if kind == "extract":
-            from tabpilot.engine.extract_spec import parse_schema
-
-            parse_schema(step["schema"], f"{here} (extract) schema")
-            if step.get("paginate") is not None:
-                check_paginate(step["paginate"], f"{here} (extract) paginate")
+        kinds = step_kinds()
+        if not isinstance(kind, str) or kind not in kinds:  # a list or an object cannot be looked up
+            raise _bad(f"{here}: unknown step type {shown(kind)}; one of {', '.join(kinds)}.")
+        definition = kinds[kind]
+        fields = {k: v for k, v in step.items() if k != "type"}
+        try:
+            validate(definition.params, fields, f"{here} ({kind})")
+        except TabpilotError as exc:
+            exc.details["param"] = "steps"
+            raise
+        if definition.check is not None:
+            definition.check(step, f"{here} ({kind})")
         clean = dict(step)
         if kind == "if_exists":
             clean["then"] = check_steps(step.get("then") or [], f"{here}.then", depth + 1)
@@ -246,13 +206,6 @@ def parse_workflow(doc: Any, *, where: str = "workflow") -> Workflow:
 def _names(names: list[str]) -> str:
     listed = ", ".join(shown(n, 40) for n in names[:5])
     return listed + (f" and {len(names) - 5} more" if len(names) > 5 else "")
-
-
-def _type_name(expected: type | tuple[type, ...]) -> str:
-    names = {str: "a string", int: "a whole number", bool: "true or false", dict: "an object", list: "a list"}
-    if isinstance(expected, tuple):
-        return " or ".join(names.get(t, t.__name__) for t in expected)
-    return names.get(expected, expected.__name__)
 
 
 # -- secrets kept out of files -------------------------------------------------------------------

@@ -17,7 +17,8 @@ from typing import Any
 from tabpilot.engine.errors import TabpilotError
 from tabpilot.engine.ports import ApprovalRequest
 from tabpilot.engine.scrape import next_page_click
-from tabpilot.engine.workflows import MUTATING_STEPS, PLACEHOLDER, apply_overrides, check_params
+from tabpilot.engine.steps import page_changing_kinds
+from tabpilot.engine.workflows import PLACEHOLDER, apply_overrides, check_params
 
 IGNORED_FIELDS = frozenset({"type", "description", "timeout_ms"})
 """Fields that change nothing a person needs to judge (how long to wait, a note)."""
@@ -136,7 +137,7 @@ class _Builder:
                 continue
             self.walked.append(step)
             kind = step.get("type")
-            changes = kind in MUTATING_STEPS
+            changes = kind in page_changing_kinds()
             if kind == "navigate":
                 self.navigated = True
             elif changes and not self.navigated:
@@ -154,7 +155,7 @@ class _Builder:
     def extra(self, step: Mapping[str, Any], *, number: str) -> None:
         """A step the approval covers, listed as the request gives it (an unknown kind counts as a change)."""
         kind = step.get("type")
-        changes = kind in MUTATING_STEPS or kind not in KNOWN
+        changes = kind in page_changing_kinds() or kind not in KNOWN
         self.out.append(PlanStep(number, self.describe(step), changes, 0))
 
     # -- words ----------------------------------------------------------------------------------

@@ -10,8 +10,9 @@ from typing import Any
 import pytest
 import pytest_asyncio
 
+from tabpilot.engine.args import NoArgs
 from tabpilot.engine.catalog import build_registry
-from tabpilot.engine.commands import Command, Registry
+from tabpilot.engine.commands import AnyCommand, Command, Registry
 from tabpilot.engine.context import CommandContext
 from tabpilot.engine.core import Engine
 from tabpilot.engine.params import Param
@@ -27,20 +28,20 @@ class Gate:
     release: asyncio.Event = field(default_factory=asyncio.Event)
 
 
-def _test_commands(gate: Gate) -> list[Command]:
-    async def held(ctx: CommandContext, p: dict[str, Any]) -> dict[str, Any]:
+def _test_commands(gate: Gate) -> list[AnyCommand]:
+    async def held(ctx: CommandContext, p: NoArgs) -> dict[str, Any]:
         gate.entered.set()
         await gate.release.wait()
         return {"released": True}
 
-    async def stepper(ctx: CommandContext, p: dict[str, Any]) -> dict[str, Any]:
+    async def stepper(ctx: CommandContext, p: NoArgs) -> dict[str, Any]:
         ctx.job.progress(1, 3, "first step")
         gate.entered.set()
         await gate.release.wait()
         ctx.job.progress(3, 3, "done")
         return {"steps": 3}
 
-    async def boom(ctx: CommandContext, p: dict[str, Any]) -> dict[str, Any]:
+    async def boom(ctx: CommandContext, p: NoArgs) -> dict[str, Any]:
         raise RuntimeError("database password is hunter2")
 
     return [
@@ -51,8 +52,7 @@ def _test_commands(gate: Gate) -> list[Command]:
             "read",
             "reports progress, waits for the test",
             stepper,
-            params=(Param("wait_ms", "integer", "how long the call waits"),),
-            wait_param="wait_ms",
+            wait=Param("wait_ms", "integer", "how long the call waits"),
         ),
         Command("interact", "boom", "read", "fails with a bug", boom, pilot_gated=True),
     ]

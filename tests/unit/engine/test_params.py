@@ -25,8 +25,8 @@ def refused(params: list[Param], given: dict[str, Any]) -> TabpilotError:
 @pytest.mark.parametrize("value", [True, False])
 def test_a_boolean_is_not_an_integer(value: bool) -> None:
     err = refused([Param("n", "integer", "")], {"n": value})
-    assert err.message == f"{WHERE}: 'n' must be an integer, got a boolean."
-    assert err.details == {"param": "n"}
+    assert err.message == f"{WHERE}: 'n' must be an integer, got a boolean. Valid parameters: n."
+    assert err.details == {"param": "n", "valid_params": ["n"]}
 
 
 def test_a_boolean_is_not_a_number() -> None:
@@ -67,7 +67,7 @@ def test_number_accepts_ints_and_floats() -> None:
 )
 def test_type_mismatch_names_what_was_given(type_: Any, value: Any, described: str) -> None:
     err = refused([Param("p", type_, "")], {"p": value})
-    assert err.message.endswith(f"got {described}.")
+    assert err.message.endswith(f"got {described}. Valid parameters: p.")
 
 
 def test_enum_lists_the_allowed_values() -> None:
@@ -82,7 +82,8 @@ def test_required_missing_or_null() -> None:
     param = Param("selector", "string", "", required=True)
     for given in ({}, {"selector": None}):
         err = refused([param], given)
-        assert err.message == f"{WHERE}: 'selector' is required."
+        assert err.message == f"{WHERE}: 'selector' is required. Valid parameters: selector* (* required)."
+        assert err.details["valid_params"] == ["selector"]
 
 
 @pytest.mark.parametrize("blank", ["", "   ", "\n\t"])
@@ -125,13 +126,13 @@ def test_unknown_parameters_are_named_and_the_expected_ones_listed() -> None:
     params = [Param("selector", "string", ""), Param("max_depth", "integer", "")]
     err = refused(params, {"selecter": "a", "zzz": 1})
     assert "unknown parameter 'selecter', 'zzz'" in err.message
-    assert "expected selector, max_depth" in err.message
-    assert err.details == {"param": "selecter"}
+    assert "Valid parameters: selector, max_depth." in err.message
+    assert err.details == {"param": "selecter", "valid_params": ["selector", "max_depth"]}
 
 
 def test_unknown_parameter_when_none_are_expected() -> None:
     err = refused([], {"x": 1})
-    assert "expected no parameters" in err.message
+    assert "This mode takes no parameters." in err.message
 
 
 def test_array_items_are_checked() -> None:

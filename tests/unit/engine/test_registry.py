@@ -35,7 +35,7 @@ def test_missing_or_malformed_discriminator_lists_the_modes(registry: Registry, 
     key = DISCRIMINATOR[tool]
     args = {} if value is None else {key: value}
     err = refused(registry, tool, args)
-    modes = ", ".join(c.mode for c in registry.modes(tool))
+    modes = ", ".join(registry.mode_names(tool))
     assert err.message == f"{tool}: '{key}' is required; one of {modes}."
     assert err.details["param"] == key
 

@@ -270,12 +270,12 @@ async def test_progress_is_reported_per_page(engine: Engine, browser: FakeBrowse
 @pytest.mark.parametrize(
     ("args", "needle"),
     [
-        ({"selector": None}, "scrape extract: 'selector' is required."),
-        ({"schema": None}, "scrape extract: 'schema' is required."),
+        ({"selector": None}, "operation=extract: 'selector' is required."),
+        ({"schema": None}, "operation=extract: 'schema' is required."),
         ({"schema": {"a": "td | cents"}}, "unknown operation 'cents'"),
         ({"schema": []}, "'schema' must be an object"),
-        ({"steps": [{"type": "scroll"}]}, "scrape extract does not take 'steps'"),
-        ({"workflow_id": "wf-a", "name": "n"}, "scrape extract does not take 'name', 'workflow_id'"),
+        ({"steps": [{"type": "scroll"}]}, "operation=extract: unknown parameter 'steps'"),
+        ({"workflow_id": "wf-a", "name": "n"}, "operation=extract: unknown parameter 'name', 'workflow_id'"),
         ({"options": []}, "'options' must be an object"),
         ({"options": {"wait": ".x"}}, "options: unknown field 'wait'"),
         ({"options": {"wait_for": 3}}, "options.wait_for must be a CSS selector"),

@@ -127,7 +127,7 @@ async def test_overrides_change_the_run_not_the_file(
     [
         ({"steps[0].type": "click"}, "'steps[0].type' cannot be changed"),
         ({"steps[9].url": "https://a.test/"}, "names a step that does not exist"),
-        ({"steps[0].url": 5}, "steps[0] (navigate): 'url' must be a string."),
+        ({"steps[0].url": 5}, "steps[0] (navigate): 'url' must be a string"),
         ({"steps[1].selector": None}, "steps[1] (wait): 'selector' is required."),
         ({"steps[0].url": "ftp://a.test/x"}, "'url' must be an absolute http(s) URL"),
         (["steps[0].url"], "'override_params' must be an object"),
@@ -143,9 +143,10 @@ async def test_bad_overrides(engine: Engine, browser: FakeBrowser, overrides: An
 async def test_replay_takes_only_its_own_parameters(engine: Engine) -> None:
     error = await error_of(engine.call("interact", replay_args(WF, steps=[EXTRACT])))
     assert error.code == "invalid_params"
-    assert "scrape replay does not take 'steps'" in error.message
+    assert "operation=replay: unknown parameter 'steps'" in error.message
     assert (await error_of(engine.call("interact", replay_args(None)))).message == (
-        "scrape replay: 'workflow_id' is required."
+        "interact action=scrape operation=replay: 'workflow_id' is required. Valid parameters: workflow_id*, "
+        "override_params, allow_domain_change, params, step_delay_ms, tab_id, wait_ms, background (* required)."
     )
 
 

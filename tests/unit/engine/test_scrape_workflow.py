@@ -104,8 +104,8 @@ async def test_every_step_maps_to_its_op_in_the_resolved_tab(
         ("dom.press", {**base, "key": "Enter"}),
         ("dom.press", {**base, "key": "Tab", "selector": "#q"}),
         ("dom.select", {**base, "selector": "select#size", "value": "L"}),
-        ("dom.scroll", {"tab_id": 7}),
-        ("dom.scroll", {"tab_id": 7, "selector": "footer"}),
+        ("dom.scroll", base),  # a scroll step is the scroll action: it waits up to its timeout
+        ("dom.scroll", {**base, "selector": "footer"}),
         ("dom.wait", {**base, "selector": ".rows", "state": "visible"}),
         (
             "scrape.extract",
@@ -119,8 +119,9 @@ async def test_every_step_maps_to_its_op_in_the_resolved_tab(
         ),
     ]
     timeouts = {c.op: c.timeout_s for c in page_calls(browser)}
-    assert timeouts["dom.click"] == pytest.approx(15.0)
-    assert page_calls(browser)[0].timeout_s == pytest.approx(35.0)
+    # A step is its interact action: the action's own margin over its timeout (2 s) for the frame.
+    assert timeouts["dom.click"] == pytest.approx(12.0)
+    assert page_calls(browser)[0].timeout_s == pytest.approx(32.0)
     assert result["status"] == "complete"
     assert result["steps_completed"] == result["steps_total"] == len(steps)
 
@@ -555,7 +556,8 @@ async def test_if_exists_takes_the_matching_branch(
     assert ops(browser) == expected
     assert page_calls(browser)[0].params == {"tab_id": 7, "selector": ".cookie-banner"}
     scroll = page_calls(browser)[1]
-    assert scroll.params == ({"tab_id": 7, "selector": ".cookie-banner"} if count else {"tab_id": 7})
+    base = {"tab_id": 7, "timeout_ms": 10_000}
+    assert scroll.params == ({**base, "selector": ".cookie-banner"} if count else base)
     assert (result["steps_completed"], result["steps_total"]) == (2, 2)
 
 
@@ -661,10 +663,10 @@ async def test_workflows_need_the_pilot(make_engine: EngineFactory, browser: Fak
 @pytest.mark.parametrize(
     ("args", "needle"),
     [
-        ({"steps": None}, "scrape workflow: 'steps' is required."),
+        ({"steps": None}, "operation=workflow: 'steps' is required."),
         ({"steps": []}, "a workflow needs at least one step"),
-        ({"selector": "tr"}, "scrape workflow does not take 'selector'"),
-        ({"override_params": {"a": 1}}, "scrape workflow does not take 'override_params'"),
+        ({"selector": "tr"}, "operation=workflow: unknown parameter 'selector'"),
+        ({"override_params": {"a": 1}}, "operation=workflow: unknown parameter 'override_params'"),
         ({"steps": [{"type": "hover"}]}, "steps[0]: unknown step type 'hover'"),
         ({"steps": [{"type": "scroll"}] * 51}, "51 steps; a workflow may have at most 50."),
         (

@@ -81,21 +81,24 @@ def test_every_step_type_accepts_its_fields(step: dict[str, Any]) -> None:
     ("step", "message"),
     [
         ({"type": "navigate"}, "steps[0] (navigate): 'url' is required."),
-        ({"type": "navigate", "url": 5}, "steps[0] (navigate): 'url' must be a string."),
+        ({"type": "navigate", "url": 5}, "steps[0] (navigate): 'url' must be a string"),
         (
             {"type": "navigate", "url": "https://a.test", "allow_redirect": "yes"},
-            "'allow_redirect' must be true or false",
+            "'allow_redirect' must be a boolean",
         ),
-        ({"type": "navigate", "url": "https://a.test", "wait_until": "idle"}, "'wait_until' must be load, domcontentl"),
+        (
+            {"type": "navigate", "url": "https://a.test", "wait_until": "idle"},
+            "'wait_until' must be one of load, domcontentl",
+        ),
         ({"type": "wait"}, "steps[0] (wait): 'selector' is required."),
         (
             {"type": "wait", "selector": ".x", "state": "gone"},
             "(wait): 'state' must be one of visible, attached, hidden",
         ),
-        ({"type": "wait", "selector": ".x", "timeout_ms": 0}, "'timeout_ms' must be between 1 and 300000"),
-        ({"type": "wait", "selector": ".x", "timeout_ms": 300_001}, "'timeout_ms' must be between 1 and 300000"),
-        ({"type": "wait", "selector": ".x", "timeout_ms": True}, "'timeout_ms' must be a whole number"),
-        ({"type": "wait", "selector": ".x", "timeout_ms": 1.5}, "'timeout_ms' must be a whole number"),
+        ({"type": "wait", "selector": ".x", "timeout_ms": 0}, "'timeout_ms' must be at least 1"),
+        ({"type": "wait", "selector": ".x", "timeout_ms": 300_001}, "'timeout_ms' must be at most 300000"),
+        ({"type": "wait", "selector": ".x", "timeout_ms": True}, "'timeout_ms' must be an integer"),
+        ({"type": "wait", "selector": ".x", "timeout_ms": 1.5}, "'timeout_ms' must be an integer"),
         ({"type": "click"}, "steps[0] (click): 'selector' is required."),
         ({"type": "click", "selector": ["a"]}, "'selector' must be a string"),
         ({"type": "fill", "selector": "#q"}, "steps[0] (fill): 'value' is required."),
@@ -105,9 +108,9 @@ def test_every_step_type_accepts_its_fields(step: dict[str, Any]) -> None:
         ({"type": "select", "selector": "s"}, "steps[0] (select): 'value' is required."),
         ({"type": "scroll", "selector": 1}, "(scroll): 'selector' must be a string"),
         ({"type": "delay"}, "steps[0] (delay): 'ms' is required."),
-        ({"type": "delay", "ms": "10"}, "(delay): 'ms' must be a whole number"),
-        ({"type": "delay", "ms": -1}, "(delay): 'ms' must be between 0 and 60000"),
-        ({"type": "delay", "ms": 60_001}, "(delay): 'ms' must be between 0 and 60000"),
+        ({"type": "delay", "ms": "10"}, "(delay): 'ms' must be an integer"),
+        ({"type": "delay", "ms": -1}, "(delay): 'ms' must be at least 0"),
+        ({"type": "delay", "ms": 60_001}, "(delay): 'ms' must be at most 60000"),
         ({"type": "extract", "selector": "tr"}, "steps[0] (extract): 'schema' is required."),
         ({"type": "extract", "schema": {"a": "td"}}, "steps[0] (extract): 'selector' is required."),
         ({**EXTRACT, "schema": "td | text"}, "(extract): 'schema' must be an object"),
@@ -115,7 +118,7 @@ def test_every_step_type_accepts_its_fields(step: dict[str, Any]) -> None:
         ({**EXTRACT, "paginate": []}, "(extract): 'paginate' must be an object"),
         ({**EXTRACT, "paginate": {"max_pages": 2}}, "steps[0] (extract) paginate: 'next_selector' is required."),
         ({"type": "if_exists"}, "steps[0] (if_exists): 'selector' is required."),
-        ({"type": "if_exists", "selector": ".x", "then": {}}, "(if_exists): 'then' must be a list"),
+        ({"type": "if_exists", "selector": ".x", "then": {}}, "(if_exists): 'then' must be an array"),
         ({"type": "if_exists", "selector": ".x", "else": [{"type": "hover"}]}, "steps[0].else[0]: unknown step type"),
     ],
 )
@@ -127,7 +130,7 @@ def test_unknown_step_types_and_fields() -> None:
     assert refused([{"type": "hover", "selector": "a"}]).startswith("steps[0]: unknown step type 'hover'; one of")
     assert "unknown step type null" in refused([{"selector": "a"}])  # JSON's word, not Python's None
     message = refused([{"type": "click", "selector": "a", "button": "right", "force": True}])
-    assert message.startswith("steps[0] (click): unknown field 'button', 'force'; expected selector")
+    assert message.startswith("steps[0] (click): unknown parameter 'button', 'force'. Valid parameters: selector*")
     assert "steps[1] must be an object with a 'type'" in refused([{"type": "scroll"}, "click"])
     assert refused({"type": "scroll"}) == "steps must be a list of step objects."
 
@@ -143,7 +146,7 @@ def test_errors_name_the_nested_step() -> None:
         {"type": "scroll"},
         {"type": "if_exists", "selector": ".a", "then": [{"type": "scroll"}, {"type": "click"}]},
     ]
-    assert refused(steps) == "steps[1].then[1] (click): 'selector' is required."
+    assert refused(steps).startswith("steps[1].then[1] (click): 'selector' is required.")
 
 
 def nested(depth: int) -> list[dict[str, Any]]:
