@@ -2,6 +2,7 @@
 // A command's params against its operation's definition (operations.js, generated from the app's):
 // a param the definition lacks is refused, so the two sides cannot drift apart unnoticed. Only the
 // JSON type is checked here; what a value means (a selector that parses, a key name) is the handler's.
+// The app's twin, desktop/tabpilot/engine/operations.py problems(), applies the same rules.
 import { Codes, TPError } from "./protocol.js";
 
 /** @typedef {import("./operations.js").OperationSpec} OperationSpec */
@@ -35,7 +36,7 @@ export function checkParams(op, spec, params) {
   for (const name of Object.keys(params)) {
     if (!Object.hasOwn(declared, name)) {
       const expected = Object.keys(declared).join(", ") || "none";
-      throw new TPError(Codes.INVALID_PARAMS, `${op}: '${name}' is an unknown parameter (expected: ${expected}).`, { param: name });
+      throw new TPError(Codes.INVALID_PARAMS, `${op}: unknown parameter '${name}' (expected: ${expected}).`, { param: name });
     }
   }
   for (const [name, param] of Object.entries(declared)) {

@@ -43,9 +43,9 @@ test("a required param that is missing or null is refused", () => {
 
 test("a param the operation does not declare is refused", () => {
   const err = refusal("dom.click", CLICK, { selector: "#go", force: true });
-  assert.equal(err.message, "dom.click: 'force' is an unknown parameter (expected: selector, timeout_ms, tab_id).");
+  assert.equal(err.message, "dom.click: unknown parameter 'force' (expected: selector, timeout_ms, tab_id).");
   assert.deepEqual(err.details, { param: "force" });
-  assert.match(refusal("tabs.list", { pageChanging: false, params: {} }, { tab_id: 1 }).message, /'tab_id' is an unknown parameter \(expected: none\)/);
+  assert.match(refusal("tabs.list", { pageChanging: false, params: {} }, { tab_id: 1 }).message, /unknown parameter 'tab_id' \(expected: none\)/);
   // Inherited names are not declarations.
   assert.ok(refusal("dom.click", CLICK, { selector: "#go", toString: "x" }));
 });
