@@ -1,3 +1,4 @@
+// @ts-check
 // a11y.audit: runs axe-core (lib/axe.min.js, copied from npm by `npm ci` in extension/) in the tab's
 // top frame, in the extension's isolated world — so it works on pages whose CSP forbids scripts —
 // and answers with the violations in a compact form. axe is loaded on demand, once per document.
@@ -6,6 +7,7 @@
 // request joins it, a different one waits for it. Node snippets and selectors never carry the values
 // or text of redacted elements (content/agent.js's redaction: `redact`, or its defaults).
 import { ensureAgent } from "./content.js";
+import * as ext from "./ext.js";
 import { Codes, TPError } from "./protocol.js";
 import { assertReadable } from "./tabs.js";
 
@@ -18,7 +20,7 @@ const runs = new Map();
 /** Whether lib/axe.min.js is there (asked each time: a HEAD of an extension file takes ~1 ms). */
 async function axePresent() {
   try {
-    return (await fetch(chrome.runtime.getURL(AXE_FILE), { method: "HEAD" })).ok;
+    return (await fetch(ext.runtime.getURL(AXE_FILE), { method: "HEAD" })).ok;
   } catch {
     return false;
   }
@@ -39,6 +41,7 @@ async function runAxe(opts) {
     }
     if (!found) return { error: { code: "element_not_found", message: `Nothing on the page matches the scope '${opts.scope}'.` } };
   }
+  /** @type {import("axe-core").RunOptions} */
   const config = {
     resultTypes: opts.include_passes ? ["violations", "incomplete", "passes"] : ["violations", "incomplete"],
     elementRef: true,
@@ -47,8 +50,10 @@ async function runAxe(opts) {
   // A run the service worker no longer knows about (it was restarted) may still be going on here.
   const state = (globalThis.__tabpilotAxe ??= { running: null });
   while (state.running) await state.running;
+  /** @type {() => void} */
   let release;
   state.running = new Promise((resolve) => (release = resolve));
+  /** @type {import("axe-core").AxeResults} */
   let results;
   try {
     results = await globalThis.axe.run(opts.scope ? { include: [opts.scope] } : document, config);
@@ -178,13 +183,13 @@ async function runAxe(opts) {
 }
 
 async function inTopFrame(tabId, options) {
-  const [frame] = await chrome.scripting.executeScript({ target: { tabId, frameIds: [0] }, ...options });
+  const [frame] = await ext.scripting.executeScript({ target: { tabId, frameIds: [0] }, ...options });
   return frame?.result;
 }
 
 async function topDocument(tabId) {
   try {
-    return (await chrome.webNavigation.getFrame({ tabId, frameId: 0 }))?.documentId ?? "";
+    return (await ext.webNavigation.getFrame({ tabId, frameId: 0 }))?.documentId ?? "";
   } catch {
     return "";
   }

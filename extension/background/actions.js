@@ -1,3 +1,4 @@
+// @ts-check
 // Trusted input through CDP: dom.click (mouse), dom.type and dom.press (keyboard). The page decides
 // where and whether (content/elements.js: dom.actionable); the events come from the browser, so the
 // page sees isTrusted events and their default actions happen (Enter submits a form, Tab moves focus).

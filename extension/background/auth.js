@@ -1,3 +1,4 @@
+// @ts-check
 // Mutual proof of a shared secret (see desktop/tabpilot/bridge/pairing.py): the app proves it first,
 // so this extension never obeys a program that merely listens on the app's port.
 const encoder = new TextEncoder();

@@ -1,4 +1,6 @@
+// @ts-check
 // The toolbar badge mirrors the link: red "!" disconnected, nothing when connected, green "AI" with the pilot on.
+import * as ext from "./ext.js";
 export function showStatus({ status, appState, lastError }) {
   let text = "";
   let color = "#5f6368";
@@ -19,7 +21,7 @@ export function showStatus({ status, appState, lastError }) {
   } else {
     title = "Tabpilot: connected — AI Web Pilot off";
   }
-  chrome.action.setBadgeText({ text });
-  chrome.action.setBadgeBackgroundColor({ color });
-  chrome.action.setTitle({ title });
+  ext.action.setBadgeText({ text });
+  ext.action.setBadgeBackgroundColor({ color });
+  ext.action.setTitle({ title });
 }

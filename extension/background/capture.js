@@ -1,3 +1,4 @@
+// @ts-check
 // Capture, service-worker side: mirrors the app's capture toggles where pages can read them, and
 // forwards the pages' capture batches to the app as `capture` event frames.
 //
@@ -6,6 +7,7 @@
 // content/capture relays read and follow them (content scripts can read storage.local; session
 // storage stays closed to them, as it holds the link state). The last toggles the app gave are kept
 // across browser restarts; before the app ever spoke, the defaults hold (WebSockets on, bodies off).
+import * as ext from "./ext.js";
 
 const DEFAULTS = { websockets: true, bodies: false };
 
@@ -19,7 +21,7 @@ function togglesOf(appState) {
 
 export function startCapture(connection) {
   // Earlier versions opened session storage to content scripts; close it again.
-  chrome.storage.session.setAccessLevel({ accessLevel: "TRUSTED_CONTEXTS" }).catch(() => {});
+  ext.storage.session.setAccessLevel({ accessLevel: "TRUSTED_CONTEXTS" }).catch(() => {});
   let last = "";
   let current = DEFAULTS;
   const mirror = (snapshot) => {
@@ -28,15 +30,15 @@ export function startCapture(connection) {
     const key = JSON.stringify(current);
     if (key === last) return;
     last = key;
-    chrome.storage.local.set({ capture: current }).catch(() => {});
+    ext.storage.local.set({ capture: current }).catch(() => {});
   };
   connection.onChange(mirror);
-  chrome.storage.local.get("capture").then(({ capture }) => {
-    if (!last && capture) current = capture; // the worker woke up: keep what pages already follow
+  ext.storage.local.get("capture").then(({ capture }) => {
+    if (!last && capture) current = /** @type {typeof DEFAULTS} */ (capture); // the worker woke up: keep what pages already follow
   }, () => {});
 
-  chrome.runtime.onMessage.addListener((msg, sender, reply) => {
-    if (sender.id !== chrome.runtime.id) return false;
+  ext.runtime.onMessage.addListener((msg, sender, reply) => {
+    if (sender.id !== ext.runtime.id) return false;
     if (msg?.captureSettings) {
       reply(current);
       return false;

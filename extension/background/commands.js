@@ -1,4 +1,6 @@
-// The allow-list of operations the app may ask for. Anything else is refused.
+// @ts-check
+// The operations the app may ask for: those operations.js defines (generated from the app's own
+// definitions), each with its handler here. Anything else is refused, and so are params it does not declare.
 import { audit } from "./a11y.js";
 import { click, press, type } from "./actions.js";
 import * as cdp from "./cdp.js";
@@ -6,6 +8,8 @@ import { crop } from "./crop.js";
 import { toContent } from "./content.js";
 import { executeJs } from "./execute.js";
 import { navigate } from "./navigate.js";
+import { OPERATIONS } from "./operations.js";
+import { checkParams } from "./params.js";
 import { Codes, TPError } from "./protocol.js";
 import { extract, nextPage } from "./scrape.js";
 import { assertReadable, getTab, listTabs, setTracked, targetTab } from "./tabs.js";
@@ -110,7 +114,9 @@ export const OPS = {
 
 /** `timeoutMs` is the command frame's: how long the app waits for the answer. */
 export async function dispatch(op, params, timeoutMs) {
-  const handler = OPS[op];
+  const spec = Object.hasOwn(OPERATIONS, op) ? OPERATIONS[op] : undefined;
+  const handler = spec && Object.hasOwn(OPS, op) ? OPS[op] : undefined;
   if (!handler) throw new TPError(Codes.NOT_SUPPORTED, `This extension does not know the operation '${op}'.`);
+  checkParams(op, spec, params ?? {});
   return handler(params ?? {}, timeoutMs);
 }

@@ -1,27 +1,30 @@
+// @ts-check
 // The link to the Tabpilot app: one WebSocket, commands pushed by the app, reconnect with backoff.
 // Nothing is run before both sides proved the shared secret (auth.js).
 import { appProof, extensionProof, keyOf, newNonce, normalizeCode } from "./auth.js";
+import * as ext from "./ext.js";
 import { forgetPairing as forgetStoredPairing, loadPairing, savePairing } from "./vault.js";
+// Operations that change a page: the extension refuses them while the (authenticated) app says the
+// pilot is off, as a second lock behind the app's own gate.
+import { PAGE_CHANGING_OPS } from "./operations.js";
 import {
   Codes,
   DEFAULT_PORT,
-  PAGE_CHANGING_OPS,
   PROTOCOL_VERSION,
   TPError,
   parseFrame,
   resultErr,
   resultOk,
 } from "./protocol.js";
+import { isRefusal, retryDelay } from "./retry.js";
 
 const KEEPALIVE_MS = 20_000; // a message every 20 s keeps an MV3 service worker alive (Chrome 116+)
-const BACKOFF_MS = [250, 500, 1000, 2000, 4000, 5000];
-const REFUSED_BACKOFF_MS = 15_000;
 export const WAKE_ALARM = "tabpilot-reconnect";
 
 /** Where to connect: a managed browser's launch file wins, else the port the user set in the popup. */
 async function loadTarget() {
   try {
-    const res = await fetch(chrome.runtime.getURL("managed.json"), { cache: "no-store" });
+    const res = await fetch(ext.runtime.getURL("managed.json"), { cache: "no-store" });
     if (res.ok) {
       const managed = await res.json();
       if (Number.isInteger(managed.port) && managed.nonce) return { port: managed.port, secret: managed.nonce, managed: true };
@@ -29,7 +32,7 @@ async function loadTarget() {
   } catch {
     // not a managed browser
   }
-  const { port } = await chrome.storage.local.get({ port: DEFAULT_PORT });
+  const { port } = await ext.storage.local.get({ port: DEFAULT_PORT });
   return { port, managed: false };
 }
 
@@ -38,10 +41,10 @@ let instanceIdPromise = null;
 /** This extension install's stable id; one promise so that concurrent first calls agree. */
 function instanceId() {
   instanceIdPromise ??= (async () => {
-    const { instanceId: known } = await chrome.storage.local.get("instanceId");
+    const { instanceId: known } = await ext.storage.local.get("instanceId");
     if (known) return known;
     const fresh = crypto.randomUUID();
-    await chrome.storage.local.set({ instanceId: fresh });
+    await ext.storage.local.set({ instanceId: fresh });
     return fresh;
   })();
   return instanceIdPromise;
@@ -52,7 +55,7 @@ const OS_NAMES = { linux: "Linux", win: "Windows", mac: "macOS", cros: "ChromeOS
 /** The operating system, so that the person can tell paired browsers apart in the app. */
 async function osName() {
   try {
-    const { os } = await chrome.runtime.getPlatformInfo();
+    const { os } = await ext.runtime.getPlatformInfo();
     return OS_NAMES[os] ?? os;
   } catch {
     return navigator.userAgentData?.platform ?? "";
@@ -141,8 +144,8 @@ export class Connection {
       const hello = {
         type: "hello",
         protocol: PROTOCOL_VERSION,
-        extension_version: chrome.runtime.getManifest().version,
-        extension_id: chrome.runtime.id,
+        extension_version: ext.runtime.getManifest().version,
+        extension_id: ext.runtime.id,
         instance_id: await instanceId(),
         browser: await browserInfo(),
         client_nonce: session.clientNonce,
@@ -270,9 +273,9 @@ export class Connection {
     if (ws !== this.ws) return;
     this.ws = null;
     clearInterval(this.keepaliveTimer);
-    const refused = this.status === "refused" || this.status === "unpaired" || this.status === "waiting";
+    const refused = isRefusal(this.status);
     if (!refused) this.setStatus("disconnected", this.lastError);
-    const delay = refused ? REFUSED_BACKOFF_MS : BACKOFF_MS[Math.min(this.attempt, BACKOFF_MS.length - 1)];
+    const delay = retryDelay(this.attempt, refused);
     this.attempt += 1;
     this.retryTimer = setTimeout(() => this.connect(), delay);
   }

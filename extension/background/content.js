@@ -1,11 +1,14 @@
+// @ts-check
 // Running the content script's readers in a tab's top frame. executeScript into the extension's
 // isolated world is quicker than a message round trip; where the content scripts are not running yet
 // (tabs opened before the extension was installed or reloaded) they are injected first, all of them,
 // in the manifest's order.
+import * as ext from "./ext.js";
 import { Codes, TPError } from "./protocol.js";
 import { assertReadable } from "./tabs.js";
 
-const CONTENT_FILES = chrome.runtime.getManifest().content_scripts[0].js;
+/** The content scripts, in the manifest's order. */
+const contentFiles = () => ext.runtime.getManifest().content_scripts[0].js;
 
 function call(op, params) {
   const agent = globalThis.__tabpilot;
@@ -13,7 +16,7 @@ function call(op, params) {
 }
 
 async function inject(tabId, options) {
-  const [frame] = await chrome.scripting.executeScript({
+  const [frame] = await ext.scripting.executeScript({
     target: { tabId, frameIds: [0] },
     injectImmediately: true,
     ...options,
@@ -29,7 +32,7 @@ async function inject(tabId, options) {
 export async function askPage(tabId, op, params) {
   let reply = await inject(tabId, { func: call, args: [op, params] });
   if (reply?.missing) {
-    await inject(tabId, { files: CONTENT_FILES });
+    await inject(tabId, { files: contentFiles() });
     reply = await inject(tabId, { func: call, args: [op, params] });
     if (reply?.missing) return { error: { code: Codes.NOT_SUPPORTED, message: `The page agent has no '${op}'.` } };
   }
@@ -38,7 +41,7 @@ export async function askPage(tabId, op, params) {
 
 /** The content agent in the tab's top frame, injected if it is not running there yet. */
 export async function ensureAgent(tabId) {
-  if (!(await inject(tabId, { func: () => !!globalThis.__tabpilot?.lib }))) await inject(tabId, { files: CONTENT_FILES });
+  if (!(await inject(tabId, { func: () => !!globalThis.__tabpilot?.lib }))) await inject(tabId, { files: contentFiles() });
 }
 
 export function unwrap(reply) {

@@ -1,12 +1,13 @@
+// @ts-check
 // tab.crop: a picture of the element an approval prompt is about, taken without touching the page:
 // no debugger (which would show Chrome's bar and resize the page), no scrolling, no outline drawn in
 // it. The visible tab is captured and cut in the worker; the prompt draws the outline itself.
 // Chrome captures whatever the window shows at that moment, so the tab (still in front, same URL) and
 // the element's box are checked again afterwards; a picture taken while either changed is not given.
+import { boxInPicture, cropArea, isOnScreen, pictureScale, sameBox } from "./crop_geometry.js";
+import * as ext from "./ext.js";
 import { assertReadable } from "./tabs.js";
 
-const MARGIN = 48; // CSS pixels of context around the element
-const MAX_SIDE = 900;
 const CAPTURE_GAP_MS = 510; // Chrome allows two captureVisibleTab calls a second
 
 let lastCapture = Promise.resolve(0);
@@ -16,7 +17,7 @@ function capture(windowId) {
   const turn = lastCapture.then(async (previous) => {
     const wait = previous + CAPTURE_GAP_MS - Date.now();
     if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-    return chrome.tabs.captureVisibleTab(windowId, { format: "png" }).finally(() => {});
+    return ext.tabs.captureVisibleTab(windowId, { format: "png" }).finally(() => {});
   });
   lastCapture = turn.then(
     () => Date.now(),
@@ -45,12 +46,6 @@ async function toBase64(blob) {
   return btoa(text);
 }
 
-/** Within 1 px: the page did not scroll or move the element, nor resize, between two reads. */
-function sameBox(a, b) {
-  if (!a || !b || a.dpr !== b.dpr) return false;
-  return ["x", "y", "width", "height", "vw", "vh"].every((k) => Math.abs(a[k] - b[k]) <= 1);
-}
-
 /** Notes whether, from now on, another tab comes to the front of the window or the tab navigates or leaves it. */
 function watchTab(tab) {
   const seen = { changed: false };
@@ -63,21 +58,21 @@ function watchTab(tab) {
   const gone = (tabId) => {
     if (tabId === tab.id) seen.changed = true;
   };
-  chrome.tabs.onActivated.addListener(activated);
-  chrome.tabs.onUpdated.addListener(updated);
-  chrome.tabs.onDetached.addListener(gone);
-  chrome.tabs.onRemoved.addListener(gone);
+  ext.tabs.onActivated.addListener(activated);
+  ext.tabs.onUpdated.addListener(updated);
+  ext.tabs.onDetached.addListener(gone);
+  ext.tabs.onRemoved.addListener(gone);
   seen.stop = () => {
-    chrome.tabs.onActivated.removeListener(activated);
-    chrome.tabs.onUpdated.removeListener(updated);
-    chrome.tabs.onDetached.removeListener(gone);
-    chrome.tabs.onRemoved.removeListener(gone);
+    ext.tabs.onActivated.removeListener(activated);
+    ext.tabs.onUpdated.removeListener(updated);
+    ext.tabs.onDetached.removeListener(gone);
+    ext.tabs.onRemoved.removeListener(gone);
   };
   return seen;
 }
 
 async function boxIn(tabId, selector) {
-  const [frame] = await chrome.scripting.executeScript({ target: { tabId, frameIds: [0] }, func: boxOf, args: [selector] });
+  const [frame] = await ext.scripting.executeScript({ target: { tabId, frameIds: [0] }, func: boxOf, args: [selector] });
   return frame?.result ?? null;
 }
 
@@ -85,13 +80,12 @@ async function boxIn(tabId, selector) {
 async function attempt(tab, selector) {
   const watch = watchTab(tab);
   try {
-    const now = await chrome.tabs.get(tab.id);
+    const now = await ext.tabs.get(tab.id);
     const box = await boxIn(tab.id, selector);
     if (!box) return { found: false };
-    const onScreen = box.x + box.width > 0 && box.y + box.height > 0 && box.x < box.vw && box.y < box.vh;
-    if (!now.active || now.windowId !== tab.windowId || now.url !== tab.url || !onScreen) return { found: true, on_screen: false };
+    if (!now.active || now.windowId !== tab.windowId || now.url !== tab.url || !isOnScreen(box)) return { found: true, on_screen: false };
     const shot = await capture(tab.windowId);
-    const after = await chrome.tabs.get(tab.id);
+    const after = await ext.tabs.get(tab.id);
     const boxAfter = await boxIn(tab.id, selector);
     if (watch.changed || !after.active || after.windowId !== tab.windowId || after.url !== tab.url || !sameBox(box, boxAfter)) {
       return null;
@@ -110,12 +104,9 @@ export async function crop(tab, { selector }) {
   if (!seen) return { found: true, on_screen: false };
   if (!seen.shot) return seen;
   const { box, shot } = seen;
-  const x = Math.max(0, Math.floor(box.x - MARGIN));
-  const y = Math.max(0, Math.floor(box.y - MARGIN));
-  const width = Math.max(1, Math.min(MAX_SIDE, Math.ceil(box.width + 2 * MARGIN), box.vw - x));
-  const height = Math.max(1, Math.min(MAX_SIDE, Math.ceil(box.height + 2 * MARGIN), box.vh - y));
+  const { x, y, width, height } = cropArea(box);
   const bitmap = await createImageBitmap(await (await fetch(shot)).blob());
-  const scale = bitmap.width / box.vw || box.dpr || 1;
+  const scale = pictureScale(bitmap.width, box);
   const canvas = new OffscreenCanvas(Math.round(width * scale), Math.round(height * scale));
   canvas.getContext("2d").drawImage(bitmap, x * scale, y * scale, width * scale, height * scale, 0, 0, canvas.width, canvas.height);
   bitmap.close();
@@ -125,12 +116,6 @@ export async function crop(tab, { selector }) {
     data: await toBase64(await canvas.convertToBlob({ type: "image/png" })),
     width: canvas.width,
     height: canvas.height,
-    // where the element is inside the picture, in its pixels
-    box: {
-      x: Math.round((box.x - x) * scale),
-      y: Math.round((box.y - y) * scale),
-      width: Math.round(box.width * scale),
-      height: Math.round(box.height * scale),
-    },
+    box: boxInPicture(box, { x, y, width, height }, scale),
   };
 }

@@ -1,3 +1,4 @@
+// @ts-check
 // execute_js: the agent's script runs in the page's main world through CDP, so a strict
 // Content-Security-Policy does not block it and a runaway loop can be terminated.
 import * as cdp from "./cdp.js";

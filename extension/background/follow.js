@@ -1,7 +1,9 @@
+// @ts-check
 // An action that starts a navigation (a submit button, a link, Enter in a form) answers once the new
 // page has loaded, so the agent's next read sees it. Settled on evidence, not on a fixed wait: a
 // main-frame navigation of the tab seen by webNavigation (watched from before the action) or the tab
 // already loading right after it. An action that starts none costs only a short grace period.
+import * as ext from "./ext.js";
 const GRACE_MS = 30;
 
 function mine(tabId) {
@@ -30,15 +32,15 @@ export function watchNavigation(tabId) {
     finished = { url: d.url, sameDocument: true };
     wake();
   };
-  chrome.webNavigation.onBeforeNavigate.addListener(onBefore);
-  chrome.webNavigation.onCompleted.addListener(onEnd);
-  chrome.webNavigation.onErrorOccurred.addListener(onEnd);
-  chrome.webNavigation.onHistoryStateUpdated.addListener(onSameDocument);
+  ext.webNavigation.onBeforeNavigate.addListener(onBefore);
+  ext.webNavigation.onCompleted.addListener(onEnd);
+  ext.webNavigation.onErrorOccurred.addListener(onEnd);
+  ext.webNavigation.onHistoryStateUpdated.addListener(onSameDocument);
   const stop = () => {
-    chrome.webNavigation.onBeforeNavigate.removeListener(onBefore);
-    chrome.webNavigation.onCompleted.removeListener(onEnd);
-    chrome.webNavigation.onErrorOccurred.removeListener(onEnd);
-    chrome.webNavigation.onHistoryStateUpdated.removeListener(onSameDocument);
+    ext.webNavigation.onBeforeNavigate.removeListener(onBefore);
+    ext.webNavigation.onCompleted.removeListener(onEnd);
+    ext.webNavigation.onErrorOccurred.removeListener(onEnd);
+    ext.webNavigation.onHistoryStateUpdated.removeListener(onSameDocument);
   };
   const until = (condition, ms) =>
     new Promise((resolve) => {
@@ -56,14 +58,14 @@ export function watchNavigation(tabId) {
   return async function followed(limitMs) {
     try {
       if (!started) {
-        const tab = await chrome.tabs.get(tabId).catch(() => null);
+        const tab = await ext.tabs.get(tabId).catch(() => null);
         if (tab?.status === "loading" && tab.pendingUrl) started = tab.pendingUrl;
       }
       if (!started && !(await until(() => started !== null, GRACE_MS))) return null;
       const ended = await until(() => finished !== null, Math.max(0, limitMs));
       if (!ended) return { url: started, pending: true };
       if (finished.error) return { url: finished.url, error: finished.error };
-      const tab = await chrome.tabs.get(tabId).catch(() => null);
+      const tab = await ext.tabs.get(tabId).catch(() => null);
       return { url: tab?.url ?? finished.url, title: tab?.title ?? "" };
     } finally {
       stop();

@@ -1,3 +1,4 @@
+// @ts-check
 // Key names and the US keyboard layout, turned into the fields of CDP Input.dispatchKeyEvent.
 import { Codes, TPError } from "./protocol.js";
 

@@ -1,4 +1,6 @@
+// @ts-check
 // tab.navigate: load a URL and wait for load | domcontentloaded | networkidle.
+import * as ext from "./ext.js";
 import { Codes, TPError } from "./protocol.js";
 import { toContent } from "./content.js";
 
@@ -24,16 +26,16 @@ function waitForNavigation(tabId, requested, waitUntil, timeoutMs, before) {
     const cleanup = () => {
       clearTimeout(deadline);
       clearTimeout(idleTimer);
-      chrome.webNavigation.onCommitted.removeListener(onCommitted);
-      chrome.webNavigation.onDOMContentLoaded.removeListener(onDom);
-      chrome.webNavigation.onCompleted.removeListener(onCompleted);
-      chrome.webNavigation.onErrorOccurred.removeListener(onError);
-      chrome.webNavigation.onReferenceFragmentUpdated.removeListener(onSameDocument);
-      chrome.webNavigation.onHistoryStateUpdated.removeListener(onSameDocument);
-      chrome.tabs.onRemoved.removeListener(onRemoved);
-      chrome.webRequest.onBeforeRequest.removeListener(onRequest);
-      chrome.webRequest.onCompleted.removeListener(onRequestDone);
-      chrome.webRequest.onErrorOccurred.removeListener(onRequestDone);
+      ext.webNavigation.onCommitted.removeListener(onCommitted);
+      ext.webNavigation.onDOMContentLoaded.removeListener(onDom);
+      ext.webNavigation.onCompleted.removeListener(onCompleted);
+      ext.webNavigation.onErrorOccurred.removeListener(onError);
+      ext.webNavigation.onReferenceFragmentUpdated.removeListener(onSameDocument);
+      ext.webNavigation.onHistoryStateUpdated.removeListener(onSameDocument);
+      ext.tabs.onRemoved.removeListener(onRemoved);
+      ext.webRequest.onBeforeRequest.removeListener(onRequest);
+      ext.webRequest.onCompleted.removeListener(onRequestDone);
+      ext.webRequest.onErrorOccurred.removeListener(onRequestDone);
     };
     const done = (value) => {
       cleanup();
@@ -84,6 +86,8 @@ function waitForNavigation(tabId, requested, waitUntil, timeoutMs, before) {
     const onRemoved = (id) => {
       if (id === tabId) fail(new TPError(Codes.TAB_CLOSED, `Tab ${tabId} was closed while loading.`, { tab_id: tabId }));
     };
+    // webRequest's listener type allows a blocking answer; this one only watches.
+    /** @param {chrome.webRequest.OnBeforeRequestDetails} d @returns {undefined} */
     const onRequest = (d) => {
       inflight.add(d.requestId);
       clearTimeout(idleTimer);
@@ -96,17 +100,17 @@ function waitForNavigation(tabId, requested, waitUntil, timeoutMs, before) {
       () => fail(new TPError(Codes.TIMEOUT, `The page did not reach '${waitUntil}' within ${timeoutMs} ms.`, { timeout_ms: timeoutMs })),
       timeoutMs,
     );
-    chrome.webNavigation.onCommitted.addListener(onCommitted);
-    chrome.webNavigation.onDOMContentLoaded.addListener(onDom);
-    chrome.webNavigation.onCompleted.addListener(onCompleted);
-    chrome.webNavigation.onErrorOccurred.addListener(onError);
-    chrome.webNavigation.onReferenceFragmentUpdated.addListener(onSameDocument);
-    chrome.webNavigation.onHistoryStateUpdated.addListener(onSameDocument);
-    chrome.tabs.onRemoved.addListener(onRemoved);
+    ext.webNavigation.onCommitted.addListener(onCommitted);
+    ext.webNavigation.onDOMContentLoaded.addListener(onDom);
+    ext.webNavigation.onCompleted.addListener(onCompleted);
+    ext.webNavigation.onErrorOccurred.addListener(onError);
+    ext.webNavigation.onReferenceFragmentUpdated.addListener(onSameDocument);
+    ext.webNavigation.onHistoryStateUpdated.addListener(onSameDocument);
+    ext.tabs.onRemoved.addListener(onRemoved);
     if (waitUntil === "networkidle") {
-      chrome.webRequest.onBeforeRequest.addListener(onRequest, filter);
-      chrome.webRequest.onCompleted.addListener(onRequestDone, filter);
-      chrome.webRequest.onErrorOccurred.addListener(onRequestDone, filter);
+      ext.webRequest.onBeforeRequest.addListener(onRequest, filter);
+      ext.webRequest.onCompleted.addListener(onRequestDone, filter);
+      ext.webRequest.onErrorOccurred.addListener(onRequestDone, filter);
     }
   });
 }
@@ -115,17 +119,17 @@ export async function navigate(tab, { url, wait_until: waitUntil = "load", timeo
   const before = { pendingUrl: null };
   const waiting = waitForNavigation(tab.id, url, waitUntil, timeoutMs, before);
   try {
-    const current = await chrome.tabs.get(tab.id);
+    const current = await ext.tabs.get(tab.id);
     before.pendingUrl = current.status === "loading" && current.pendingUrl ? current.pendingUrl : null;
     // An earlier navigate that timed out may still be loading this very address: Chrome refuses to
     // start it twice, so this call waits for that load instead.
-    if (!(before.pendingUrl && sameAddress(before.pendingUrl, url))) await chrome.tabs.update(tab.id, { url });
+    if (!(before.pendingUrl && sameAddress(before.pendingUrl, url))) await ext.tabs.update(tab.id, { url });
   } catch (err) {
     waiting.catch(() => {});
     throw new TPError(Codes.INVALID_PARAMS, `Cannot navigate to ${url}: ${err?.message ?? err}`);
   }
   await waiting;
-  const now = await chrome.tabs.get(tab.id);
+  const now = await ext.tabs.get(tab.id);
   let title = now.title ?? "";
   let finalUrl = now.url ?? url;
   try {

@@ -1,3 +1,4 @@
+// @ts-check
 // The versioned bridge protocol, extension side. Its twin is desktop/tabpilot/bridge/protocol.py.
 export const PROTOCOL_VERSION = 2;
 export const DEFAULT_PORT = 47615;
@@ -60,16 +61,3 @@ export function parseFrame(text) {
       return null;
   }
 }
-
-// Operations that change a page: the extension refuses them while the (authenticated) app says the
-// pilot is off, as a second lock behind the app's own gate.
-export const PAGE_CHANGING_OPS = new Set([
-  "tab.navigate",
-  "js.execute",
-  "dom.click",
-  "dom.fill",
-  "dom.type",
-  "dom.press",
-  "dom.select",
-  "scrape.next_page",
-]);

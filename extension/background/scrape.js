@@ -1,7 +1,9 @@
+// @ts-check
 // scrape.extract (one call into the page: content/extract.js) and scrape.next_page (click the
 // next-page control like dom.click, then wait for a navigation or for the rows to change).
 import { clickSelector } from "./actions.js";
 import { askPage } from "./content.js";
+import * as ext from "./ext.js";
 import { budget, inPage, requireString } from "./waiting.js";
 
 export async function extract(tab, params, frameMs) {
@@ -13,6 +15,7 @@ export async function extract(tab, params, frameMs) {
 /** Listens for a cross-document navigation of the tab's top frame: `finished` resolves once it loaded. */
 function watchNavigation(tabId) {
   let committed = false;
+  /** @type {(outcome: {how: string}) => void} */
   let settle = () => {};
   const finished = new Promise((resolve) => {
     settle = resolve;
@@ -27,18 +30,18 @@ function watchNavigation(tabId) {
   const onError = (d) => {
     if (mine(d) && committed) settle({ how: "navigated" });
   };
-  chrome.webNavigation.onCommitted.addListener(onCommitted);
-  chrome.webNavigation.onCompleted.addListener(onCompleted);
-  chrome.webNavigation.onErrorOccurred.addListener(onError);
+  ext.webNavigation.onCommitted.addListener(onCommitted);
+  ext.webNavigation.onCompleted.addListener(onCompleted);
+  ext.webNavigation.onErrorOccurred.addListener(onError);
   return {
     finished,
     get committed() {
       return committed;
     },
     stop() {
-      chrome.webNavigation.onCommitted.removeListener(onCommitted);
-      chrome.webNavigation.onCompleted.removeListener(onCompleted);
-      chrome.webNavigation.onErrorOccurred.removeListener(onError);
+      ext.webNavigation.onCommitted.removeListener(onCommitted);
+      ext.webNavigation.onCompleted.removeListener(onCompleted);
+      ext.webNavigation.onErrorOccurred.removeListener(onError);
     },
   };
 }
@@ -75,7 +78,7 @@ export async function nextPage(tab, params, frameMs) {
     if (seen.how === "gone") {
       seen = await Promise.race([nav.finished, after(deadline.left(), () => ({ how: nav.committed ? "navigated" : "same" }))]);
     }
-    const url = seen.url ?? (await chrome.tabs.get(tab.id)).url ?? "";
+    const url = seen.url ?? (await ext.tabs.get(tab.id)).url ?? "";
     if (seen.how === "same") return { moved: false, reason: "no_change", url };
     // How it moved: a new document, or the list changed in place (rows replaced, or appended to).
     return { moved: true, url, how: seen.how === "navigated" ? "navigate" : "in_place" };

@@ -1,3 +1,4 @@
+// @ts-check
 // Turns any value a page script returns into JSON. Runs inside the page (inlined via toString), so it
 // must stay self-contained: no imports, no closures over module scope.
 export function toJsonSafe(value) {
@@ -26,7 +27,7 @@ export function toJsonSafe(value) {
     if (v instanceof Date) return Number.isNaN(v.getTime()) ? "Invalid Date" : v.toISOString();
     if (v instanceof RegExp) return String(v);
     if (v instanceof Promise) return "[Promise]";
-    if (ArrayBuffer.isView(v)) return `[${v.constructor.name}(${v.length ?? v.byteLength})]`;
+    if (ArrayBuffer.isView(v)) return `[${v.constructor.name}(${/** @type {{length?: number}} */ (v).length ?? v.byteLength})]`;
     if (v instanceof ArrayBuffer) return `[ArrayBuffer(${v.byteLength})]`;
     if (seen.has(v)) return "[Circular]";
     if (depth >= MAX_DEPTH) return Array.isArray(v) ? "[Array]" : "[Object]";

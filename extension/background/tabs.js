@@ -1,27 +1,33 @@
+// @ts-check
 // Which tab a command works in: the one it names, else the tracked tab, else the active tab.
+import * as ext from "./ext.js";
 import { Codes, TPError } from "./protocol.js";
 
 const RESTRICTED = /^(chrome|chrome-extension|devtools|edge|brave|about|view-source|chrome-search|chrome-untrusted):/i;
 
 // The tracked tab lives in session storage (it survives the worker sleeping) and, once read, in memory:
 // every command asks for it, and storage would cost a round trip each time.
-let tracked = chrome.storage.session.get("trackedTabId").then(({ trackedTabId }) =>
-  Number.isInteger(trackedTabId) ? trackedTabId : null,
-);
+/** @type {Promise<number | null> | null} */
+let tracked = null;
 
+/** @returns {Promise<number | null>} */
 export function trackedTabId() {
+  tracked ??= ext.storage.session
+    .get("trackedTabId")
+    .then(({ trackedTabId }) => (Number.isInteger(trackedTabId) ? /** @type {number} */ (trackedTabId) : null));
   return tracked;
 }
 
+/** @param {number | null} tabId */
 export async function setTracked(tabId) {
   tracked = Promise.resolve(tabId);
-  if (tabId === null) await chrome.storage.session.remove("trackedTabId");
-  else await chrome.storage.session.set({ trackedTabId: tabId });
+  if (tabId === null) await ext.storage.session.remove("trackedTabId");
+  else await ext.storage.session.set({ trackedTabId: tabId });
 }
 
 export async function getTab(tabId) {
   try {
-    return await chrome.tabs.get(tabId);
+    return await ext.tabs.get(tabId);
   } catch {
     throw new TPError(Codes.TAB_CLOSED, `Tab ${tabId} does not exist (it may have been closed).`, { tab_id: tabId });
   }
@@ -32,13 +38,13 @@ export async function targetTab(params) {
   const tracked = await trackedTabId();
   if (tracked !== null) {
     try {
-      return await chrome.tabs.get(tracked);
+      return await ext.tabs.get(tracked);
     } catch {
       await setTracked(null);
     }
   }
-  let [tab] = await chrome.tabs.query({ active: true, lastFocusedWindow: true });
-  if (!tab) [tab] = await chrome.tabs.query({ active: true });
+  let [tab] = await ext.tabs.query({ active: true, lastFocusedWindow: true });
+  if (!tab) [tab] = await ext.tabs.query({ active: true });
   if (!tab) throw new TPError(Codes.TAB_CLOSED, "The browser has no open tab to work in.");
   return tab;
 }
@@ -59,10 +65,13 @@ export function assertReadable(tab) {
 
 export async function listTabs() {
   const tracked = await trackedTabId();
-  const tabs = await chrome.tabs.query({});
+  const tabs = await ext.tabs.query({});
   return tabs.map((t) => ({ tab_id: t.id, url: t.url ?? "", title: t.title ?? "", active: !!t.active, tracked: t.id === tracked }));
 }
 
-chrome.tabs.onRemoved.addListener(async (tabId) => {
-  if ((await trackedTabId()) === tabId) await setTracked(null);
-});
+/** Forget the tracked tab when it closes; called once, as the worker starts. */
+export function watchTrackedTab() {
+  ext.tabs.onRemoved.addListener(async (tabId) => {
+    if ((await trackedTabId()) === tabId) await setTracked(null);
+  });
+}

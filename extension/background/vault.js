@@ -1,6 +1,8 @@
+// @ts-check
 // The pairing token, kept where only the extension's own pages and worker can read it: IndexedDB of the
 // extension's origin. chrome.storage.local would do for persistence, but content scripts (which run
 // inside web pages) can read it too, and the token is what lets a browser drive the app.
+import * as ext from "./ext.js";
 const DB = "tabpilot";
 const STORE = "vault";
 
@@ -33,10 +35,10 @@ let migrated = null;
 /** Pairings made by earlier versions lived in chrome.storage.local: move them here, once. */
 function migrate() {
   migrated ??= (async () => {
-    const { pairing } = await chrome.storage.local.get("pairing");
+    const { pairing } = await ext.storage.local.get("pairing");
     if (pairing) {
       await run("readwrite", (store) => store.put(pairing, "pairing"));
-      await chrome.storage.local.remove("pairing");
+      await ext.storage.local.remove("pairing");
     }
   })().catch(() => {});
   return migrated;

@@ -1,7 +1,9 @@
+// @ts-check
 // Time budgets and page readiness for the element operations. A content op that is running when the
 // page navigates ends with its document (executeScript then answers null); inPage waits for the tab
 // to finish loading and runs the op again in the new document with whatever time is left.
 import { askPage, unwrap } from "./content.js";
+import * as ext from "./ext.js";
 import { Codes, TPError } from "./protocol.js";
 import { assertReadable, getTab } from "./tabs.js";
 
@@ -56,8 +58,8 @@ export function tabLoaded(tabId, ms) {
     let timer = 0;
     const finish = (settle, value) => {
       clearTimeout(timer);
-      chrome.tabs.onUpdated.removeListener(onUpdated);
-      chrome.tabs.onRemoved.removeListener(onRemoved);
+      ext.tabs.onUpdated.removeListener(onUpdated);
+      ext.tabs.onRemoved.removeListener(onRemoved);
       settle(value);
     };
     const onUpdated = (id, change) => {
@@ -66,10 +68,10 @@ export function tabLoaded(tabId, ms) {
     const onRemoved = (id) => {
       if (id === tabId) finish(reject, closed(tabId));
     };
-    chrome.tabs.onUpdated.addListener(onUpdated);
-    chrome.tabs.onRemoved.addListener(onRemoved);
+    ext.tabs.onUpdated.addListener(onUpdated);
+    ext.tabs.onRemoved.addListener(onRemoved);
     timer = setTimeout(() => finish(resolve, false), ms);
-    chrome.tabs.get(tabId).then(
+    ext.tabs.get(tabId).then(
       (tab) => tab.status === "complete" && finish(resolve, true),
       () => finish(reject, closed(tabId)),
     );

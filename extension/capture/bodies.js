@@ -1,3 +1,4 @@
+// @ts-check
 // Capture, page side (MAIN world) — 2/7: request and response bodies, only while the user has
 // "network bodies" on. Bodies are read from clones (fetch) or from what the page already has (XHR),
 // so the page's own reads are untouched. Sensitive headers are dropped before anything leaves.

@@ -1,3 +1,4 @@
+// @ts-check
 // Capture, page side (MAIN world) — 3/7: console messages. Each console method keeps doing what it
 // did (it is called with the same arguments and `this`); capture records level, text, arguments
 // (bounded, getters never called), the calling source and, for warnings and errors, the stack.

@@ -1,3 +1,4 @@
+// @ts-check
 // Capture, page side (MAIN world) — 4/7: uncaught errors and unhandled promise rejections, with
 // message, stack and source location. Listens in the capture phase and never cancels the event, so
 // the page's own handlers and the browser's console report run as before.

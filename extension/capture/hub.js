@@ -1,3 +1,4 @@
+// @ts-check
 // Capture, page side (MAIN world, document_start, every frame) — 1/7: the hub.
 // The capture files that follow (bodies, console, errors, network, websocket, link) register with
 // this hub through a hidden global that exists only while they load: capture/link.js deletes it, and

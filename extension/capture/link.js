@@ -1,3 +1,4 @@
+// @ts-check
 // Capture, page side (MAIN world) — 7/7: hands the page's events to the isolated world.
 // The channel is a MessageChannel whose port is handed over in a synchronous DOM event at
 // document_start, before any page script exists to listen: both worlds announce themselves

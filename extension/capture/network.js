@@ -1,3 +1,4 @@
+// @ts-check
 // Capture, page side (MAIN world) — 5/7: fetch, XMLHttpRequest and resource timing.
 // Every request gives a `network` entry (method, URL, status, timing, sizes); with the user's
 // "network bodies" on, also a `body` entry (bodies and headers, sensitive headers removed). fetch
@@ -249,7 +250,7 @@
     const SKIP = new Set(["fetch", "xmlhttprequest"]); // reported by the wrappers above
     new PerformanceObserver((list) => {
       try {
-        for (const e of list.getEntries()) {
+        for (const e of /** @type {PerformanceResourceTiming[]} */ (list.getEntries())) {
           if (SKIP.has(e.initiatorType)) continue;
           hub.emit({
             kind: "network",

@@ -1,3 +1,4 @@
+// @ts-check
 // Capture, isolated world (every frame, document_start): takes the page's capture events from the
 // MAIN-world scripts (capture/link.js explains the private channel), batches them and sends them to
 // the service worker, which forwards them to the app. It also tells the page side which capture

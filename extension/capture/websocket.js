@@ -1,3 +1,4 @@
+// @ts-check
 // Capture, page side (MAIN world) — 6/7: WebSocket lifecycle and messages.
 // `WebSocket` becomes a Proxy of the browser's constructor: `new WebSocket(...)` builds the real
 // socket, so `instanceof WebSocket`, the prototype, the static constants (OPEN, ...) and subclassing

@@ -1,3 +1,4 @@
+// @ts-check
 // Tabpilot's content script: reads the page for the service worker. Isolated world, no page globals.
 // The first of the content scripts (manifest order): it creates `globalThis.__tabpilot` with the op
 // registry that content/elements.js and content/extract.js add to, and the helpers they share.
@@ -192,7 +193,7 @@
     const forms = Array.from(document.forms).map((form) => ({
       id: form.id || form.getAttribute("name") || "",
       action: form.getAttribute("action") ? form.action : "",
-      fields: Array.from(form.elements)
+      fields: /** @type {HTMLInputElement[]} */ (Array.from(form.elements))
         .filter((f) => !/^(submit|button|reset|image|hidden)$/i.test(f.type || "") && f.localName !== "button" && f.localName !== "fieldset")
         .map((f) => f.name || f.id)
         .filter(Boolean),

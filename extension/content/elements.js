@@ -1,3 +1,4 @@
+// @ts-check
 // Waiting for elements and acting on them inside the page (isolated world): dom.wait, the
 // actionability check behind trusted clicks and keys (dom.actionable), dom.fill, dom.select, dom.scroll.
 // Registers into the op table content/agent.js created. Every wait here is bounded by the

@@ -1,3 +1,4 @@
+// @ts-check
 // scrape.extract and the row signature behind scrape.next_page, inside the page (isolated world).
 // Extraction maps every row in one pass with no round trips: selectors are checked and ops compiled
 // once, redaction is precomputed once per call (none at all on pages without sensitive elements).
@@ -8,6 +9,7 @@
 
   const DEFAULT_MAX_BYTES = 1048576;
   const WS = /\s+/g;
+  // eslint-disable-next-line no-control-regex -- the ASCII range is the point
   const NON_ASCII = /[^\x00-\x7f]/;
   const collapse = (s) => s.replace(WS, " ").trim();
 

@@ -1,5 +1,8 @@
+// @ts-check
 // The popup shows the link and the pilot state read-only; only the port can be changed here.
 const $ = (id) => document.getElementById(id);
+/** The popup's text fields (popup.html). */
+const field = (id) => /** @type {HTMLInputElement} */ ($(id));
 
 // The tray's names for the capabilities, in the tray's order (desktop/tabpilot/ui/tray.py CAPABILITIES).
 const CAPABILITIES = {
@@ -51,7 +54,7 @@ function render(s) {
   $("pairform").hidden = s.managed || s.paired || connected || !["unpaired", "refused"].includes(s.status);
   $("pairhelp").hidden = $("pairform").hidden;
   $("forget").hidden = s.managed || !s.paired;
-  if (document.activeElement !== $("port") && s.port) $("port").value = s.port;
+  if (document.activeElement !== $("port") && s.port) field("port").value = s.port;
 }
 
 async function refresh() {
@@ -60,13 +63,13 @@ async function refresh() {
 
 $("portform").addEventListener("submit", async (ev) => {
   ev.preventDefault();
-  const port = Number($("port").value);
+  const port = Number(field("port").value);
   if (Number.isInteger(port) && port > 0 && port < 65536) render(await chrome.runtime.sendMessage({ popup: "set-port", port }));
 });
 
 $("pairform").addEventListener("submit", async (ev) => {
   ev.preventDefault();
-  render(await chrome.runtime.sendMessage({ popup: "pair", code: $("code").value }));
+  render(await chrome.runtime.sendMessage({ popup: "pair", code: field("code").value }));
 });
 
 $("forget").addEventListener("click", async (ev) => {
