@@ -28,6 +28,7 @@ async def test_the_tools_are_exactly_the_four_and_compact(mcp: StdioMcp) -> None
         "tabs",
         "pilot",
         "command_result",
+        "help",
         "logs",
         "errors",
         "network",
@@ -147,11 +148,9 @@ async def test_bad_input_gets_a_clear_error_and_the_app_keeps_going(mcp: StdioMc
     assert bad_selector["error"] == "invalid_params"
     assert "li[[[" in bad_selector["message"]
     missing = await mcp.error("observe", {"what": "dom"})
-    assert missing == {
-        "error": "invalid_params",
-        "message": "observe what=dom: 'selector' is required.",
-        "param": "selector",
-    }
+    assert missing["error"] == "invalid_params" and missing["param"] == "selector"
+    assert missing["message"].startswith("observe what=dom: 'selector' is required. Valid parameters: selector*")
+    assert missing["valid_params"][0] == "selector"  # enough to correct the call without asking for help
     unknown = await mcp.error("observe", {"what": "everything"})
     assert unknown["error"] == "invalid_params"
     assert "page, dom, tabs, pilot, command_result" in unknown["message"]
