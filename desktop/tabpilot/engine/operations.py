@@ -13,6 +13,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from tabpilot.engine.params import fits
+
 JsonType = str
 """string, integer, number, boolean, object, array"""
 
@@ -133,15 +135,6 @@ OPERATIONS: tuple[Operation, ...] = (
 
 BY_NAME: dict[str, Operation] = {op.name: op for op in OPERATIONS}
 
-_PY_TYPES: dict[str, tuple[type, ...]] = {
-    "string": (str,),
-    "integer": (int,),
-    "number": (int, float),
-    "boolean": (bool,),
-    "object": (dict,),
-    "array": (list, tuple),
-}
-
 
 def problems(op: str, params: Mapping[str, Any]) -> list[str]:
     """What the extension would refuse in this request (empty: nothing). The same rules as its checker."""
@@ -156,11 +149,7 @@ def problems(op: str, params: Mapping[str, Any]) -> list[str]:
             if p.required:
                 out.append(f"{op}: {p.name!r} is required")
             continue
-        fits = any(
-            isinstance(value, _PY_TYPES[t]) and not (isinstance(value, bool) and t in ("integer", "number"))
-            for t in p.types
-        )
-        if not fits:
+        if not any(fits(value, t) for t in p.types):
             out.append(f"{op}: {p.name!r} must be {' or '.join(p.types)}")
         elif p.enum and value not in p.enum:
             out.append(f"{op}: {p.name!r} must be one of {', '.join(p.enum)}")

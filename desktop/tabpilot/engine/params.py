@@ -12,7 +12,7 @@ from tabpilot.engine.errors import TabpilotError, shown
 
 ParamType = Literal["string", "integer", "number", "boolean", "object", "array"]
 
-_PY_TYPES: dict[str, tuple[type, ...]] = {
+PY_TYPES: dict[str, tuple[type, ...]] = {
     "string": (str,),
     "integer": (int,),
     "number": (int, float),
@@ -20,6 +20,11 @@ _PY_TYPES: dict[str, tuple[type, ...]] = {
     "object": (dict,),
     "array": (list,),
 }
+
+
+def fits(value: Any, kind: str) -> bool:
+    """Is `value` of the JSON type `kind`? (bool is an int in Python; JSON says otherwise.)"""
+    return isinstance(value, PY_TYPES[kind]) and not (kind in ("integer", "number") and isinstance(value, bool))
 
 
 @dataclass(frozen=True)
@@ -53,7 +58,7 @@ class Param:
     def check(self, value: Any, where: str) -> Any:
         if value is None:
             return self.default
-        expected = _PY_TYPES[self.type]
+        expected = PY_TYPES[self.type]
         # bool is an int in Python; JSON says otherwise.
         ok = isinstance(value, expected) and not (self.type in ("integer", "number") and isinstance(value, bool))
         if self.type == "integer" and isinstance(value, float) and value.is_integer():
@@ -75,7 +80,7 @@ class Param:
         if self.type == "string" and self.required and not self.allow_empty and not value.strip():
             raise TabpilotError("invalid_params", f"{where}: '{self.name}' must not be empty.", param=self.name)
         if self.items and isinstance(value, list):
-            item_types = _PY_TYPES[self.items]
+            item_types = PY_TYPES[self.items]
             numeric = self.items in ("integer", "number")
             if not all(isinstance(v, item_types) and not (numeric and isinstance(v, bool)) for v in value):
                 raise TabpilotError(

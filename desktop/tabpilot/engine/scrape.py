@@ -439,7 +439,6 @@ def _scrape(
     summary: str,
     handler: Any,
     args: type[TabArgs],
-    approval: Any,
     result: str,
     example: dict[str, Any],
     example_result: dict[str, Any],
@@ -473,7 +472,6 @@ COMMANDS: list[Command[Any]] = [
         "typed rows in one call",
         _extract,
         ExtractArgs,
-        None,
         "{status:'complete', correlation_id, data:[rows], " + SCRAPE_META + "}",
         {"selector": ".story", "schema": {"title": "h2 | text", "points": ".points | number"}},
         {
@@ -495,7 +493,6 @@ COMMANDS: list[Command[Any]] = [
         "run steps (record:true saves them)",
         _workflow,
         WorkflowArgs,
-        None,
         "{status, correlation_id, workflow_id, steps_completed, steps_total, data, " + SCRAPE_META + "}",
         {
             "name": "news",
@@ -527,7 +524,6 @@ COMMANDS: list[Command[Any]] = [
         "a saved workflow again",
         _replay,
         ReplayArgs,
-        None,
         "as workflow, with metadata.replayed_from",
         {"workflow_id": "wf-news-20260101", "params": {"query": "tabs"}},
         {

@@ -109,6 +109,7 @@ def step_kinds() -> dict[str, StepKind]:
     return kinds
 
 
+@cache
 def page_changing_kinds() -> frozenset[str]:
     """Step kinds that change a page: what a workflow's approval lists, element actions all."""
     return frozenset(k.kind for k in step_kinds().values() if k.changes_page)
