@@ -6,10 +6,15 @@
 // they are written to chrome.storage.local under `capture` = {websockets, bodies}, where the
 // content/capture relays read and follow them (content scripts can read storage.local; session
 // storage stays closed to them, as it holds the link state). The last toggles the app gave are kept
-// across browser restarts; before the app ever spoke, the defaults hold (WebSockets on, bodies off).
+// across browser restarts; before the app ever spoke, the capabilities' defaults hold (capabilities.js:
+// WebSockets on, bodies off).
+import { CAPABILITIES } from "./capabilities.js";
 import * as ext from "./ext.js";
 
-const DEFAULTS = { websockets: true, bodies: false };
+const DEFAULTS = {
+  websockets: CAPABILITIES.capture_websockets.default,
+  bodies: CAPABILITIES.capture_network_bodies.default,
+};
 
 function togglesOf(appState) {
   const caps = appState?.capabilities ?? {};

@@ -1,18 +1,10 @@
 // @ts-check
 // The popup shows the link and the pilot state read-only; only the port can be changed here.
+// Capability labels come from the app's definitions (capabilities.js is generated).
+import { CAPABILITIES } from "../background/capabilities.js";
 const $ = (id) => document.getElementById(id);
 /** The popup's text fields (popup.html). */
 const field = (id) => /** @type {HTMLInputElement} */ ($(id));
-
-// The tray's names for the capabilities, in the tray's order (desktop/tabpilot/ui/tray.py CAPABILITIES).
-const CAPABILITIES = {
-  execute_js: "Run JavaScript",
-  page_actions: "Page-changing actions",
-  scrape: "Scrape and workflows",
-  state_snapshots: "State snapshots",
-  capture_websockets: "Capture WebSockets",
-  capture_network_bodies: "Capture network bodies",
-};
 
 const LINK_LABELS = {
   connected: "connected",
@@ -44,7 +36,7 @@ function render(s) {
     ...[...known, ...others].map((name) => {
       const li = document.createElement("li");
       li.innerHTML = `<span></span><span></span>`;
-      li.children[0].textContent = CAPABILITIES[name] ?? name.replaceAll("_", " ");
+      li.children[0].textContent = CAPABILITIES[name]?.label ?? name.replaceAll("_", " ");
       li.children[1].textContent = caps[name] ? "on" : "off";
       return li;
     }),

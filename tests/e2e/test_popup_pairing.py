@@ -14,8 +14,8 @@ from playwright.async_api import async_playwright
 
 from tabpilot.browser.discover import find_browser
 from tabpilot.browser.managed import QUIET_ARGS
+from tabpilot.engine.capabilities import CAPABILITIES
 from tabpilot.resources import extension_dir, extension_id
-from tabpilot.ui.tray import CAPABILITIES
 from tests.conftest import AppFactory
 from tests.support.site import FixtureSite
 from tests.support.waiting import until
@@ -66,7 +66,7 @@ async def test_your_own_browser_pairs_and_works_beside_the_managed_one(make_app:
             await until(lambda: _shows(popup, "#link", "connected"), timeout=30, what="it to connect by itself")
             assert len(app.link.hellos()) == 2
             names = [line.split("\n")[0].strip() for line in await popup.locator("#caplist li").all_inner_texts()]
-            assert names == [label for _name, label, _tip in CAPABILITIES]
+            assert names == [c.label for c in CAPABILITIES]
             body = await popup.inner_text("body")
             assert body.count("tray") == 1, body  # one line says where the pilot and capabilities are switched
             assert await popup.locator("#portform").is_hidden()  # "Port N" is said once, above

@@ -21,6 +21,7 @@ from tests.support.waiting import until
 
 from tabpilot.app import App
 from tabpilot.engine.errors import TabpilotError
+from tabpilot.engine.policy import class_name
 from tabpilot.engine.ports import ApprovalDecision, ApprovalRequest
 from tabpilot.ui.approval_dialog import ApprovalDialogs
 
@@ -398,9 +399,10 @@ async def test_the_rule_buttons_say_exactly_what_they_allow(make_app: AppFactory
     dialog = await next_dialog(dialogs)
     tip = button(dialog, "Allow for this site").toolTip()
     assert tip.startswith(
-        'For 15 minutes, without asking: the agent that says it is "you (tray)" may do element actions '
-        "(click, fill, type, press, select, next-page clicks) on https://shop.example."
+        'For 15 minutes, without asking: the agent that says it is "you (tray)" may do '
+        f"{class_name('element')} on https://shop.example."
     )
+    assert "element actions (click, fill" in tip
     assert "Not other agents, not other sites, and no JavaScript." in tip
     dialog.site_minutes.setCurrentIndex(2)
     assert button(dialog, "Allow for this site").toolTip().startswith("For 60 minutes, without asking")

@@ -14,6 +14,7 @@ from tests.conftest import AppFactory
 from tests.gui.approvals import ShiftedClock, close_our_windows
 from tests.support.waiting import until
 
+from tabpilot.engine.policy import class_name
 from tabpilot.engine.ports import ApprovalDecision, ApprovalRequest
 from tabpilot.ui.rules_window import RulesWindow, open_rules_window, show_rules_window
 
@@ -34,7 +35,7 @@ class Scripted:
         return self.answers.pop(0)
 
 
-ELEMENT_ACTIONS = "Element actions (click, fill, type, press, select, next-page clicks)"
+ELEMENT_ACTIONS = "E" + class_name("element")[1:]
 WORKFLOW_REPLAYS = "Replay this saved workflow, same steps and values"
 
 

@@ -12,14 +12,14 @@ from tests.gui.conftest import ExtensionFactory, TrayFactory, click_menu_item, f
 from tests.gui.ui_support import ORIGIN, JobsSite, Notifications, jobs_workflow, menu_item, save_workflow, ui_settled
 from tests.support.waiting import until
 
+from tabpilot.engine.capabilities import CAPABILITIES, defaults
 from tabpilot.engine.errors import TabpilotError
-from tabpilot.engine.pilot import CAPABILITY_DEFAULTS
 from tabpilot.ui.activity_window import ActivityWindow
 from tabpilot.ui.pairing import PairedBrowsersWindow, PairingRequestWindow
 from tabpilot.ui.rules_window import RulesWindow
 from tabpilot.ui.secrets_window import SecretsWindow
 from tabpilot.ui.settings_dialog import SettingsDialog
-from tabpilot.ui.tray import CAPABILITIES, TrayController
+from tabpilot.ui.tray import TrayController
 
 MENU = [
     "Tabpilot — port",
@@ -57,7 +57,7 @@ async def test_the_menu_in_order(make_app: AppFactory, make_tray: TrayFactory) -
     for status in items[:3]:
         assert not find_action(tray.menu, status).isEnabled(), "status lines are not clickable"
     labels = [a.text() for a in submenu(tray, "Capabilities").actions()]
-    assert labels == [label for _, label, _ in CAPABILITIES]
+    assert labels == [c.label for c in CAPABILITIES]
 
 
 async def test_capability_toggles_change_the_engine_and_survive_a_restart(
@@ -66,10 +66,10 @@ async def test_capability_toggles_change_the_engine_and_survive_a_restart(
     app = await make_app(pilot=True)
     tray = make_tray(app)
     capabilities = submenu(tray, "Capabilities")
-    for name, label, _ in CAPABILITIES:
-        action = find_action(capabilities, label)
+    for capability in CAPABILITIES:
+        action = find_action(capabilities, capability.label)
         assert action.isCheckable()
-        assert action.isChecked() is CAPABILITY_DEFAULTS[name], label
+        assert action.isChecked() is capability.default, capability.label
     assert find_action(capabilities, "Capture WebSockets").isChecked()
     assert not find_action(capabilities, "Capture network bodies").isChecked()
 
@@ -91,12 +91,12 @@ async def test_capability_toggles_change_the_engine_and_survive_a_restart(
     tray.close()
     await app.stop()
     again = await make_app()
-    expected = {**CAPABILITY_DEFAULTS, "capture_network_bodies": True, "execute_js": False, "scrape": False}
+    expected = {**defaults(), "capture_network_bodies": True, "execute_js": False, "scrape": False}
     assert again.engine.pilot.capabilities == expected
     tray2 = make_tray(again)
     capabilities2 = submenu(tray2, "Capabilities")
-    for name, label, _ in CAPABILITIES:
-        assert find_action(capabilities2, label).isChecked() is expected[name], label
+    for capability in CAPABILITIES:
+        assert find_action(capabilities2, capability.label).isChecked() is expected[capability.name], capability.label
 
     # Back on, and that is remembered too.
     await click_menu_item(capabilities2, find_action(capabilities2, "Run JavaScript"))

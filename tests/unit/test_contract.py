@@ -3,7 +3,7 @@
 Each test here fails when a derived list drifts: a stale generated file (the extension's operation
 table, docs/commands.md, the README's tool table), a command naming an operation the extension does
 not have, a mode without docs, a step kind the runner or the code generator cannot dispatch, or a
-tools/list that outgrows what an agent should pay for it.
+tools/list that outgrows what an agent should pay for it, a capability or approval class worded by hand.
 """
 
 from __future__ import annotations
@@ -18,11 +18,15 @@ import pytest
 from tabpilot import contract
 from tabpilot.agent.tools import MAX_TOOLS_BYTES, build_tools, size_of
 from tabpilot.engine.args import Args, arg
+from tabpilot.engine.capabilities import CAPABILITIES
+from tabpilot.engine.capabilities import NAMES as CAPABILITY_NAMES
 from tabpilot.engine.catalog import build_registry
 from tabpilot.engine.codegen import BLOCK_KINDS, EMITTERS
 from tabpilot.engine.commands import Command, Registry
 from tabpilot.engine.help import example_arguments
 from tabpilot.engine.operations import BY_NAME, OPERATIONS, problems
+from tabpilot.engine.pilot import PilotState
+from tabpilot.engine.policy import action_class, class_name
 from tabpilot.engine.runner import STEP_RUNNERS
 from tabpilot.engine.steps import page_changing_kinds, step_kinds
 
@@ -146,3 +150,25 @@ def test_a_mode_with_operations_is_resolved_by_its_operation() -> None:
     )
     assert command.name == "interact.scrape.extract"
     assert params["operation"] == "extract"  # kept for the activity row, the prompt and the log
+
+
+def test_every_gate_and_approval_class_comes_from_a_definition() -> None:
+    registry = build_registry()
+    for command in registry.all():
+        assert command.capability is None or command.capability in CAPABILITY_NAMES, command.name
+    # The approval prompt and the rules window word a class by the actions it covers: a new element
+    # action is listed there without anyone editing the words.
+    element = [c.mode for c in registry.modes("interact") if c.approval == "element"]
+    assert element and all(mode in class_name("element") for mode in element)
+    assert "execute_js" not in class_name("element")
+    assert action_class([{"type": m} for m in element]) == "element"
+    assert action_class([{"type": "click"}, {"type": "execute_js"}]) == "javascript"
+    assert action_class([{"type": "click"}, {"type": "navigate"}]) == "workflows"
+
+
+def test_the_capabilities_the_extension_shows_are_the_apps() -> None:
+    text = (ROOT / contract.CAPABILITIES_JS).read_text(encoding="utf-8")
+    assert [line.split(":", 1)[0].strip() for line in text.splitlines() if line.startswith("  ")] == [
+        c.name for c in CAPABILITIES
+    ]
+    assert PilotState().capabilities == {c.name: c.default for c in CAPABILITIES}

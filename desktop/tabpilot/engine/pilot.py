@@ -5,16 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from tabpilot.engine.capabilities import defaults as capability_defaults
 from tabpilot.observers import Observers
-
-CAPABILITY_DEFAULTS: dict[str, bool] = {
-    "execute_js": True,
-    "page_actions": True,
-    "scrape": True,
-    "state_snapshots": True,
-    "capture_websockets": True,
-    "capture_network_bodies": False,
-}
 
 Listener = Callable[["PilotState"], None]
 
@@ -22,7 +14,7 @@ Listener = Callable[["PilotState"], None]
 @dataclass
 class PilotState:
     ai_web_pilot: bool = False
-    capabilities: dict[str, bool] = field(default_factory=lambda: dict(CAPABILITY_DEFAULTS))
+    capabilities: dict[str, bool] = field(default_factory=lambda: capability_defaults())
     _changed: Observers[[PilotState]] = field(
         default_factory=lambda: Observers("AI Web Pilot"), init=False, repr=False, compare=False
     )

@@ -15,6 +15,7 @@ import secrets
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cache
 from typing import Any, Literal, Protocol
 
 from tabpilot.engine.ports import (
@@ -26,28 +27,54 @@ from tabpilot.engine.ports import (
     SystemClock,
     reported_agent,
 )
-from tabpilot.engine.steps import page_changing_kinds
 from tabpilot.observers import Observers
 
 log = logging.getLogger("tabpilot.approval")
 
 RuleKind = Literal["site", "workflow"]
 MAX_SITE_MINUTES = 24 * 60
-CLASS_NAMES: dict[str, str] = {
-    "element": "element actions (click, fill, type, press, select, next-page clicks)",
-    "javascript": "running JavaScript (execute_js)",
-    "workflows": "saving or deleting workflows",
+CLASS_WORDS: dict[str, str] = {
+    "element": "element actions",
+    "javascript": "running JavaScript",
+    "workflows": "running workflows whose steps are not all element actions",
 }
 
 
+@cache
+def _modes_of_class() -> dict[str, tuple[str, ...]]:
+    from tabpilot.engine.catalog import build_registry
+
+    found: dict[str, list[str]] = {}
+    for command in build_registry().all():
+        if command.approval is not None and command.mode not in found.setdefault(command.approval, []):
+            found[command.approval].append(command.mode)
+    return {cls: tuple(modes) for cls, modes in found.items()}
+
+
+@cache
+def _class_of_action() -> dict[str, str]:
+    """Each interact action's approval class (a workflow step of kind X is the action X)."""
+    from tabpilot.engine.catalog import build_registry
+
+    return {c.mode: c.approval for c in build_registry().modes("interact") if c.approval is not None}
+
+
+def class_name(action_class: str) -> str:
+    """What a class of action covers, in words, with the modes it covers (from the definitions): what the
+    approval prompt offers a standing rule for and the rules window lists."""
+    words = CLASS_WORDS.get(action_class, action_class)
+    modes = _modes_of_class().get(action_class)
+    return f"{words} ({', '.join(modes)})" if modes else words
+
+
 def action_class(steps: list[Mapping[str, Any]] | tuple[Mapping[str, Any], ...]) -> ActionClass:
-    """The class of a request's page-changing steps: JavaScript when any step runs a script, element
-    actions when every step is one, else the class no site rule is given for."""
-    kinds = {step.get("type") for step in steps}
-    if "execute_js" in kinds:
+    """The class of a request's page-changing steps, from each step kind's definition: JavaScript when any
+    step runs a script, element actions when every step is one, else the class no site rule is given for."""
+    of_mode = _class_of_action()
+    classes = {of_mode.get(str(step.get("type"))) for step in steps}
+    if "javascript" in classes:
         return "javascript"
-    # Element actions: the page-changing step kinds (a pagination click is listed as a `click` step).
-    if kinds and kinds <= page_changing_kinds():
+    if classes == {"element"}:
         return "element"
     return "workflows"
 
@@ -69,7 +96,7 @@ class Rule:
     def allows(self) -> str:
         """What the rule lets happen without a prompt, in a few words (the rules window's first column)."""
         if self.kind == "site":
-            what = CLASS_NAMES.get(self.action_class, self.action_class)
+            what = class_name(self.action_class)
             return what[0].upper() + what[1:]
         return "Replay this saved workflow, same steps and values"
 
@@ -82,7 +109,7 @@ class Rule:
                 if self.expires_at is None
                 else time.strftime("until %Y-%m-%d %H:%M", time.localtime(self.expires_at))
             )
-            return f"{who} may do {CLASS_NAMES.get(self.action_class, self.action_class)} on {self.origin}, {until}"
+            return f"{who} may do {class_name(self.action_class)} on {self.origin}, {until}"
         return f"{who} may replay workflow {self.workflow_id} with the same steps and values, until revoked"
 
     def covers(self, request: ApprovalRequest) -> bool:

@@ -53,7 +53,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
 )
 
-from tabpilot.engine.policy import CLASS_NAMES
+from tabpilot.engine.policy import class_name
 from tabpilot.engine.ports import ApprovalDecision, ApprovalRequest, reported_agent
 from tabpilot.observers import Observers
 from tabpilot.ui.icons import app_icon
@@ -203,7 +203,7 @@ def step_line(number: int, step: Mapping[str, Any]) -> str:
 
 def site_rule_tip(request: ApprovalRequest, minutes: int = DEFAULT_SITE_MINUTES) -> str:
     """What "Allow for this site" allows, exactly: which agent, which site, which class of action, how long."""
-    what = CLASS_NAMES.get(request.action_class, request.action_class)
+    what = class_name(request.action_class)
     return (
         f"For {minutes} minutes, without asking: the agent that {reported_agent(request.agent)} may do "
         f"{what} on {request.origin or 'this site'}.\nNot other agents, not other sites, and "

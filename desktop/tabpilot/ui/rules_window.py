@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 import shiboken6
 from PySide6.QtCore import QTimer
 
-from tabpilot.engine.policy import CLASS_NAMES, Rule
+from tabpilot.engine.policy import Rule, class_name
 from tabpilot.engine.ports import reported_agent
 from tabpilot.ui.revocable import Revocable, RevocableList, open_one_per_app
 
@@ -114,7 +114,7 @@ class RulesWindow(RevocableList):
 
 def _what_it_skips(rule: Rule) -> str:
     if rule.kind == "site":
-        what = CLASS_NAMES.get(rule.action_class, rule.action_class)
+        what = class_name(rule.action_class)
         return f"{what} on {rule.origin} by the agent that {reported_agent(rule.agent)}"
     return f"replays of workflow {rule.workflow_id} by the agent that {reported_agent(rule.agent)}"
 

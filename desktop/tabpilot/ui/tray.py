@@ -24,6 +24,7 @@ from PySide6.QtCore import QObject, QTimer
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMenu, QSystemTrayIcon, QWidget
 
+from tabpilot.engine.capabilities import CAPABILITIES
 from tabpilot.engine.errors import TabpilotError
 from tabpilot.engine.events import ActivityEvent
 from tabpilot.ui.approval_dialog import ApprovalDialogs
@@ -42,15 +43,6 @@ log = logging.getLogger("tabpilot.ui")
 BUSY_HOLD_MS = 400
 """Keep the busy look long enough to be seen, even for a 2 ms command."""
 NOTIFY_MS = 10_000
-
-CAPABILITIES: tuple[tuple[str, str, str], ...] = (
-    ("execute_js", "Run JavaScript", "Agents may run scripts in your pages (execute_js)."),
-    ("page_actions", "Page-changing actions", "Clicks, typing, key presses and selections in pages."),
-    ("scrape", "Scrape and workflows", "Reading rows out of pages and running saved workflows."),
-    ("state_snapshots", "State snapshots", "Saving and restoring a page's state (storage, cookies, form values)."),
-    ("capture_websockets", "Capture WebSockets", "Keep the pages' WebSocket messages for agents to read."),
-    ("capture_network_bodies", "Capture network bodies", "Keep request and response bodies (off by default)."),
-)
 
 
 def is_workflow(event: ActivityEvent) -> bool:
@@ -80,13 +72,13 @@ class TrayController(QObject):
         self.capabilities_menu = QMenu("Capabilities", self.menu)
         self.capabilities_menu.setToolTipsVisible(True)
         self.capability_actions: dict[str, QAction] = {}
-        for name, label, tip in CAPABILITIES:
-            action = QAction(label, self.capabilities_menu)
+        for capability in CAPABILITIES:
+            action = QAction(capability.label, self.capabilities_menu)
             action.setCheckable(True)
-            action.setToolTip(tip)
-            action.toggled.connect(partial(self._capability_toggled, name))
+            action.setToolTip(capability.tip)
+            action.toggled.connect(partial(self._capability_toggled, capability.name))
             self.capabilities_menu.addAction(action)
-            self.capability_actions[name] = action
+            self.capability_actions[capability.name] = action
 
         self.workflows = WorkflowsMenu(facade, self.host, self.notify, self, self.menu)
         self.activity_action = QAction("Activity…", self.menu)
