@@ -15,6 +15,8 @@ if TYPE_CHECKING:
     from tabpilot.engine.ports import ApprovalPort
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+# Every real answer a command gives in the tests is checked against its declared result (engine/results.py).
+os.environ.setdefault("TABPILOT_CHECK_RESULTS", "1")
 
 
 @pytest.fixture(scope="session")

@@ -27,6 +27,7 @@ from tabpilot.engine.help import example_arguments
 from tabpilot.engine.operations import BY_NAME, OPERATIONS, problems
 from tabpilot.engine.pilot import PilotState
 from tabpilot.engine.policy import action_class, class_name
+from tabpilot.engine.results import problems as problems_of_result
 from tabpilot.engine.runner import STEP_RUNNERS
 from tabpilot.engine.steps import page_changing_kinds, step_kinds
 
@@ -172,3 +173,9 @@ def test_the_capabilities_the_extension_shows_are_the_apps() -> None:
         c.name for c in CAPABILITIES
     ]
     assert PilotState().capabilities == {c.name: c.default for c in CAPABILITIES}
+
+
+@pytest.mark.parametrize("command", [c for c in build_registry().all() if c.returns is not None], ids=lambda c: c.name)
+def test_every_example_answer_fits_its_declared_result(command: Command[Any]) -> None:
+    assert command.example_result is not None
+    assert problems_of_result(command.example_result, command.returns) == []

@@ -13,10 +13,11 @@ drift from the definitions.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, Literal
 
+from tabpilot.engine import results
 from tabpilot.engine.args import A, Args, NoArgs, TabArgs, build, params_of
 from tabpilot.engine.errors import TabpilotError, shown
 from tabpilot.engine.params import Param, validate
@@ -58,7 +59,8 @@ class ApprovalScope:
 
 
 ApprovalSteps = Callable[["Engine", dict[str, Any]], ApprovalScope | None]
-Handler = Callable[["CommandContext", A], Awaitable[dict[str, Any]]]
+Handler = Callable[["CommandContext", A], Awaitable[Mapping[str, Any]]]
+"""Answers the command's result: a TypedDict declared as `Command.returns` (or a plain dict)."""
 
 BACKGROUND = Param("background", "boolean", "answer {status:'queued'} at once", default=False)
 
@@ -73,8 +75,11 @@ class Command(Generic[A]):
     handler: Handler[A]
     args: type[A] = NoArgs  # type: ignore[assignment]
     """The typed parameters (an Args dataclass): validation, schema and docs come from its fields."""
+    returns: type[Any] | None = None
+    """The result's declaration, a TypedDict: the handler's return type, the docs' shape (`result`), and
+    what the test suites check every real answer against (engine/results.py)."""
     result: str = ""
-    """The result's shape, as the docs show it: `{url, title, ...}`."""
+    """The result's shape, as the docs show it: `{url, title, ...}`; made from `returns` when not given."""
     notes: str = ""
     """What else a user of the mode should know (docs/commands.md and the help mode show it)."""
     example: dict[str, Any] | None = None
@@ -114,6 +119,8 @@ class Command(Generic[A]):
             extra.append(BACKGROUND)
         object.__setattr__(self, "params", declared)
         object.__setattr__(self, "all_params", declared + tuple(extra))
+        if self.returns is not None and not self.result:
+            object.__setattr__(self, "result", results.shape(self.returns))
         if self.kind == "mutate" and self.approval is None and self.approval_steps is None:
             raise ValueError(f"{self.name}: a page-changing command needs an approval class")
 
@@ -143,7 +150,12 @@ class Command(Generic[A]):
 
     async def run(self, ctx: CommandContext, values: dict[str, Any]) -> dict[str, Any]:
         """The handler, with its typed arguments."""
-        return await self.handler(ctx, self.typed(values))
+        answer = await self.handler(ctx, self.typed(values))
+        if self.returns is not None and results.checking():
+            wrong = results.problems(answer, self.returns)
+            if wrong:
+                raise TabpilotError("internal", f"{self.name} answered outside its declaration: {'; '.join(wrong)}.")
+        return dict(answer)
 
 
 AnyCommand = Command[Any]

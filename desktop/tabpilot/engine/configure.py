@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypedDict
 
 from tabpilot.engine.args import Args, arg
 from tabpilot.engine.commands import Command
@@ -15,6 +15,16 @@ from tabpilot.engine.errors import TabpilotError
 class TrackTabArgs(Args):
     tab_id: int | None = arg("default: the active tab", default=None)
     clear: bool = arg("stop tracking", default=False)
+
+
+class TabRef(TypedDict):
+    tab_id: int
+    url: str
+    title: str
+
+
+class Tracked(TypedDict):
+    tracked: TabRef | None
 
 
 async def _track_tab(ctx: CommandContext, a: TrackTabArgs) -> dict[str, Any]:
@@ -31,7 +41,7 @@ COMMANDS: list[Command[Any]] = [
         "pin the tab commands go to; clear:true unpins",
         _track_tab,
         TrackTabArgs,
-        result="{tracked:{tab_id, url, title} | null}",
+        returns=Tracked,
         example={"tab_id": 12},
         example_result={"tracked": {"tab_id": 12, "url": "https://example.com/", "title": "Example Domain"}},
         ops=("tabs.track",),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import base64
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal, TypedDict
 
 from tabpilot.engine.args import Args, TabArgs, arg
 from tabpilot.engine.commands import Command
@@ -27,6 +27,20 @@ class WorkflowIdArgs(Args):
     workflow_id: str = arg("a saved workflow's id")
 
 
+class Screenshot(TypedDict):
+    width: int
+    height: int
+    format: str
+    size_bytes: int
+
+
+class Script(TypedDict):
+    workflow_id: str
+    filename: str
+    language: Literal["python"]
+    script: str
+
+
 async def _screenshot(ctx: CommandContext, a: ScreenshotArgs) -> dict[str, Any]:
     shot = await ctx.browser_request("tab.screenshot", a.wire(), timeout_s=20)
     data = str(shot.pop("data"))
@@ -39,7 +53,7 @@ async def _screenshot(ctx: CommandContext, a: ScreenshotArgs) -> dict[str, Any]:
     }
 
 
-async def _playwright_script(ctx: CommandContext, a: WorkflowIdArgs) -> dict[str, Any]:
+async def _playwright_script(ctx: CommandContext, a: WorkflowIdArgs) -> Script:
     from tabpilot.engine.codegen import playwright_script
 
     store = ctx.engine.workflows
@@ -72,6 +86,7 @@ COMMANDS: list[Command[Any]] = [
         "PNG/JPEG of viewport or full_page",
         _screenshot,
         ScreenshotArgs,
+        returns=Screenshot,
         result="{width, height, format, size_bytes} and the picture as an MCP image",
         example_result={"width": 1280, "height": 720, "format": "png", "size_bytes": 48213},
         ops=("tab.screenshot",),
@@ -83,7 +98,7 @@ COMMANDS: list[Command[Any]] = [
         "a saved workflow as a Playwright Python script",
         _playwright_script,
         WorkflowIdArgs,
-        result="{workflow_id, filename, language:'python', script}",
+        returns=Script,
         notes="A runnable Playwright (Python) script doing the same steps and printing the rows.",
         example_result={
             "workflow_id": "wf-news-20260101",

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
 from tabpilot.engine import scrubbing
 from tabpilot.engine.args import NoArgs, TabArgs, arg
@@ -80,7 +80,26 @@ async def target_tab(ctx: CommandContext, tab_id: int | None) -> int | None:
     return found if isinstance(found, int) and not isinstance(found, bool) else None
 
 
-async def _read(ctx: CommandContext, a: ListingArgs, kind: Kind, match: Match | None) -> dict[str, Any]:
+class Listing(TypedDict):
+    tab_id: int | None
+    entries: list[dict[str, Any]]
+    """Newest first, each with its cursor."""
+    count: int
+    cursor: int
+    more: bool
+    buffered: NotRequired[int]
+    capture_enabled: NotRequired[bool]
+    evicted: NotRequired[bool]
+    reset: NotRequired[bool]
+    note: NotRequired[str]
+
+
+class Cleared(TypedDict):
+    cleared: int
+    cursor: int
+
+
+async def _read(ctx: CommandContext, a: ListingArgs, kind: Kind, match: Match | None) -> Listing:
     store = store_for(ctx.engine)
     tab_id = await target_tab(ctx, a.tab_id)
     if not store.enabled(kind):
@@ -96,11 +115,12 @@ async def _read(ctx: CommandContext, a: ListingArgs, kind: Kind, match: Match | 
     page = store.entries(kind, tab_id=tab_id, match=match, limit=a.limit, since_cursor=a.since_cursor)
     # A page echoes what was typed into it, keystroke by keystroke ('S', 'S3', 'S3c', …): secrets Tabpilot
     # typed never come back in clear, nor the beginnings of them.
-    return dict(scrubbing.scrub(_answer(page, tab_id, kind), ctx.engine.known_secrets, prefixes=True))
+    scrubbed: Listing = scrubbing.scrub(_answer(page, tab_id, kind), ctx.engine.known_secrets, prefixes=True)
+    return scrubbed
 
 
-def _answer(page: Page, tab_id: int | None, kind: Kind) -> dict[str, Any]:
-    out: dict[str, Any] = {
+def _answer(page: Page, tab_id: int | None, kind: Kind) -> Listing:
+    out: Listing = {
         "tab_id": tab_id,
         "entries": page.entries,
         "count": len(page.entries),
@@ -155,7 +175,7 @@ def _network_match(a: NetworkArgs) -> Match | None:
     return match
 
 
-async def _logs(ctx: CommandContext, a: LogsArgs) -> dict[str, Any]:
+async def _logs(ctx: CommandContext, a: LogsArgs) -> Listing:
     level = _one_of(a.level, "level", LEVELS)
     match: Match | None = None
     if level is not None:
@@ -167,19 +187,19 @@ async def _logs(ctx: CommandContext, a: LogsArgs) -> dict[str, Any]:
     return await _read(ctx, a, "logs", match)
 
 
-async def _errors(ctx: CommandContext, a: ListingArgs) -> dict[str, Any]:
+async def _errors(ctx: CommandContext, a: ListingArgs) -> Listing:
     return await _read(ctx, a, "errors", None)
 
 
-async def _network(ctx: CommandContext, a: NetworkArgs) -> dict[str, Any]:
+async def _network(ctx: CommandContext, a: NetworkArgs) -> Listing:
     return await _read(ctx, a, "network", _network_match(a))
 
 
-async def _network_bodies(ctx: CommandContext, a: BodiesArgs) -> dict[str, Any]:
+async def _network_bodies(ctx: CommandContext, a: BodiesArgs) -> Listing:
     return await _read(ctx, a, "network_bodies", _network_match(a))
 
 
-async def _websocket_events(ctx: CommandContext, a: WebSocketArgs) -> dict[str, Any]:
+async def _websocket_events(ctx: CommandContext, a: WebSocketArgs) -> Listing:
     connection, direction = a.connection_id, _one_of(a.direction, "direction", DIRECTIONS)
     url = (a.url_filter or "").lower()
     match: Match | None = None
@@ -195,12 +215,9 @@ async def _websocket_events(ctx: CommandContext, a: WebSocketArgs) -> dict[str, 
     return await _read(ctx, a, "websocket_events", match)
 
 
-async def _clear_capture(ctx: CommandContext, a: NoArgs) -> dict[str, Any]:
+async def _clear_capture(ctx: CommandContext, a: NoArgs) -> Cleared:
     store = store_for(ctx.engine)
     return {"cleared": store.clear(), "cursor": store.cursor}
-
-
-LISTING_RESULT = "{tab_id, entries:[...newest first, each with a cursor], count, cursor, more, buffered}"
 
 
 def _listing(
@@ -213,7 +230,7 @@ def _listing(
         summary,
         handler,
         args,
-        result=LISTING_RESULT,
+        returns=Listing,
         notes=f"Entries: {entries}. Newest first; pass the answer's `cursor` as `since_cursor` next time for exactly "
         "what came after (`more: true`: ask again; `evicted: true`: a buffer overflowed in between).",
         example_result={"tab_id": 12, "entries": [entry], "count": 1, "cursor": 42, "more": False, "buffered": 1},
@@ -290,7 +307,7 @@ COMMANDS: list[Command[Any]] = [
         "config",
         "empty all capture buffers",
         _clear_capture,
-        result="{cleared, cursor}",
+        returns=Cleared,
         example_result={"cleared": 120, "cursor": 42},
     ),
 ]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal, NotRequired, TypedDict
 
 from tabpilot.engine.args import Args, arg
 from tabpilot.engine.commands import ApprovalScope, Command
@@ -32,18 +32,75 @@ def _entry(ctx: CommandContext, workflow_id: str) -> WorkflowEntry:
     return entry
 
 
-def summary(entry: WorkflowEntry) -> dict[str, Any]:
-    item: dict[str, Any] = {"workflow_id": entry.workflow_id, "file": entry.file}
+class WorkflowSummary(TypedDict):
+    workflow_id: str
+    file: str
+    name: NotRequired[str]
+    origin: NotRequired[str]
+    steps: NotRequired[int]
+    params: NotRequired[list[str]]
+    error: NotRequired[str | None]
+    """Instead of name, origin, steps and params: why the file is not a valid workflow."""
+    last_run: str | None
+    last_status: str | None
+
+
+class WorkflowList(TypedDict):
+    workflows: list[WorkflowSummary]
+
+
+class Exported(TypedDict):
+    workflow_id: str
+    workflow: dict[str, Any]
+
+
+class Imported(TypedDict):
+    workflow_id: str
+    imported: Literal[True]
+    steps: int
+
+
+class Deleted(TypedDict):
+    workflow_id: str
+    deleted: Literal[True]
+
+
+class WorkflowDetail(WorkflowSummary):
+    workflow: dict[str, Any] | None
+    runs: list[dict[str, Any]]
+
+
+class Observed(TypedDict):
+    """The list, or with workflow_id that one workflow with its runs (what the docs and checks read)."""
+
+    workflows: NotRequired[list[WorkflowSummary]]
+    workflow_id: NotRequired[str]
+    file: NotRequired[str]
+    name: NotRequired[str]
+    origin: NotRequired[str]
+    steps: NotRequired[int]
+    params: NotRequired[list[str]]
+    error: NotRequired[str | None]
+    last_run: NotRequired[str | None]
+    last_status: NotRequired[str | None]
+    workflow: NotRequired[dict[str, Any] | None]
+    runs: NotRequired[list[dict[str, Any]]]
+
+
+def summary(entry: WorkflowEntry) -> WorkflowSummary:
+    item: WorkflowSummary = {
+        "workflow_id": entry.workflow_id,
+        "file": entry.file,
+        "last_run": entry.last_run,
+        "last_status": entry.last_status,
+    }
     if entry.workflow is not None:
-        item.update(
-            name=entry.workflow.name,
-            origin=entry.workflow.origin,
-            steps=entry.workflow.step_count(),
-            params=sorted(entry.workflow.params),
-        )
+        item["name"] = entry.workflow.name
+        item["origin"] = entry.workflow.origin
+        item["steps"] = entry.workflow.step_count()
+        item["params"] = sorted(entry.workflow.params)
     else:
         item["error"] = entry.error
-    item.update(last_run=entry.last_run, last_status=entry.last_status)
     return item
 
 
@@ -58,7 +115,7 @@ class ImportArgs(Args):
     overwrite: bool = arg("replace a same-id one", default=False)
 
 
-async def _observe(ctx: CommandContext, a: ListWorkflowsArgs) -> dict[str, Any]:
+async def _observe(ctx: CommandContext, a: ListWorkflowsArgs) -> WorkflowList | WorkflowDetail:
     if a.workflow_id is None:
         return {"workflows": [summary(e) for e in _store(ctx).entries()]}
     entry = _entry(ctx, a.workflow_id)
@@ -69,14 +126,14 @@ async def _observe(ctx: CommandContext, a: ListWorkflowsArgs) -> dict[str, Any]:
     }
 
 
-async def _export(ctx: CommandContext, a: WorkflowIdArgs) -> dict[str, Any]:
+async def _export(ctx: CommandContext, a: WorkflowIdArgs) -> Exported:
     entry = _entry(ctx, a.workflow_id)
     if entry.workflow is None:
         raise TabpilotError("invalid_params", f"{entry.file} is not a valid workflow: {entry.error}")
     return {"workflow_id": entry.workflow_id, "workflow": entry.workflow.document()}
 
 
-async def _import(ctx: CommandContext, a: ImportArgs) -> dict[str, Any]:
+async def _import(ctx: CommandContext, a: ImportArgs) -> Imported:
     workflow = parse_workflow(a.workflow)
     refuse_literal_secrets(workflow)
     size = len(json.dumps(workflow.document(), indent=2, ensure_ascii=False).encode())
@@ -98,7 +155,7 @@ async def _import(ctx: CommandContext, a: ImportArgs) -> dict[str, Any]:
     return {"workflow_id": workflow.workflow_id, "imported": True, "steps": workflow.step_count()}
 
 
-async def _delete(ctx: CommandContext, a: WorkflowIdArgs) -> dict[str, Any]:
+async def _delete(ctx: CommandContext, a: WorkflowIdArgs) -> Deleted:
     entry = _entry(ctx, a.workflow_id)
     _store(ctx).delete(entry.workflow_id)
     return {"workflow_id": entry.workflow_id, "deleted": True}
@@ -149,6 +206,7 @@ COMMANDS: list[Command[Any]] = [
         "saved workflows (workflow_id: one, with runs)",
         _observe,
         ListWorkflowsArgs,
+        returns=Observed,
         result="{workflows:[{workflow_id, file, name, origin, steps, params, last_run, last_status} | "
         "{workflow_id, file, error}]}; with workflow_id: that one plus {workflow, runs}",
         example_result={
@@ -173,7 +231,7 @@ COMMANDS: list[Command[Any]] = [
         "a saved workflow as JSON",
         _export,
         WorkflowIdArgs,
-        result="{workflow_id, workflow}",
+        returns=Exported,
         example_result={"workflow_id": "wf-news-20260101", "workflow": WORKFLOW_EXAMPLE},
     ),
     Command(
@@ -183,7 +241,7 @@ COMMANDS: list[Command[Any]] = [
         "validate and save a workflow",
         _import,
         ImportArgs,
-        result="{workflow_id, imported:true, steps}",
+        returns=Imported,
         notes="In the tray app the person is shown its steps first (saved workflows run from the tray menu "
         "without prompts).",
         example_result={"workflow_id": "wf-news-20260101", "imported": True, "steps": 1},
@@ -196,7 +254,7 @@ COMMANDS: list[Command[Any]] = [
         "delete a saved workflow",
         _delete,
         WorkflowIdArgs,
-        result="{workflow_id, deleted:true}",
+        returns=Deleted,
         notes="Off the list; the file and its runs are kept in `workflows/.deleted/` (moved back, it is listed "
         "again; the newest 200 are kept, for 90 days). The tray app asks the person first.",
         example_result={"workflow_id": "wf-news-20260101", "deleted": True},

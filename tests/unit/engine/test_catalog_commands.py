@@ -57,7 +57,7 @@ async def test_navigate_passes_its_options(engine: Engine, browser: FakeBrowser)
 
 async def test_screenshot_attaches_the_image(engine: Engine, browser: FakeBrowser) -> None:
     png = b"\x89PNG fake image"
-    browser.replies["tab.screenshot"] = {"data": base64.b64encode(png).decode(), "width": 800}
+    browser.replies["tab.screenshot"] = {"data": base64.b64encode(png).decode(), "width": 800, "height": 600}
     result = await engine.call("generate", {"type": "screenshot"})
     assert result["format"] == "png" and result["width"] == 800
     assert result["size_bytes"] == len(png)
@@ -70,5 +70,6 @@ async def test_track_tab_refuses_both_a_tab_and_clear(engine: Engine, browser: F
         await engine.call("configure", {"action": "track_tab", "tab_id": 3, "clear": True})
     assert info.value.code == "invalid_params"
     assert browser.calls == []
+    browser.replies["tabs.track"] = {"tracked": None}
     await engine.call("configure", {"action": "track_tab", "clear": True})
     assert browser.calls[0].params == {"clear": True}

@@ -70,7 +70,8 @@ async def test_unanswered_prompt_is_approval_timeout(
 
 async def test_reads_and_navigation_never_ask(engine: Engine, browser: FakeBrowser, approvals: FakeApprovals) -> None:
     approvals.script = ["deny"] * 5
-    browser.replies["tab.screenshot"] = {"data": base64.b64encode(b"png").decode()}
+    browser.replies["tab.screenshot"] = {"data": base64.b64encode(b"png").decode(), "width": 8, "height": 6}
+    browser.replies["tabs.track"] = {"tracked": {"tab_id": 3, "url": "https://a.test/", "title": "A"}}
     await engine.call("interact", {"action": "navigate", "url": "https://a.test/"})
     await engine.call("observe", {"what": "dom", "selector": "h1"})
     await engine.call("generate", {"type": "screenshot"})
