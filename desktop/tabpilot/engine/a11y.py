@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import weakref
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
 from tabpilot.engine.args import TabArgs, arg
 from tabpilot.engine.commands import Command
@@ -65,6 +65,49 @@ class AuditArgs(TabArgs):
     force_refresh: bool = arg("skip the cache", default=False)
 
 
+class Counts(TypedDict):
+    violations: int
+    passes: int
+    incomplete: int
+    inapplicable: int
+
+
+class Node(TypedDict):
+    selector: str
+    html: str
+    failureSummary: str
+
+
+class Violation(TypedDict):
+    id: str
+    impact: str | None
+    description: str
+    help: str
+    helpUrl: str
+    wcag: list[str]
+    nodes: list[Node]
+    nodeCount: int
+
+
+class Finding(TypedDict):
+    id: str
+    impact: NotRequired[str | None]
+    help: str
+    nodeCount: int
+
+
+class Audit(TypedDict):
+    url: str
+    timestamp: str
+    summary: Counts
+    violations: list[Violation]
+    incomplete: list[Finding]
+    passes: NotRequired[list[Finding]]
+    axe_version: str
+    cached: bool
+    cache_age_s: NotRequired[float]
+
+
 async def _audit(ctx: CommandContext, a: AuditArgs) -> dict[str, Any]:
     tab = await ctx.browser_request("tabs.resolve", {"tab_id": a.tab_id})
     tab_id = int(tab["tab_id"])
@@ -99,19 +142,26 @@ COMMANDS: list[Command[Any]] = [
         "axe-core violations",
         _audit,
         AuditArgs,
-        result="{url, timestamp, summary:{violations, passes, incomplete, inapplicable}, violations:[{id, impact, "
-        "description, help, helpUrl, wcag, nodes:[{selector, html, failureSummary}], nodeCount}], incomplete, "
-        "passes?, axe_version, cached, cache_age_s?}",
+        returns=Audit,
         example_result={
             "url": "https://example.com/",
+            "timestamp": "2026-01-15T10:30:00.000Z",
             "summary": {"violations": 1, "passes": 20, "incomplete": 0, "inapplicable": 40},
             "violations": [
                 {
                     "id": "image-alt",
                     "impact": "critical",
+                    "description": "Ensure <img> elements have alternative text or a role of none or presentation",
                     "help": "Images must have alternative text",
+                    "helpUrl": "https://dequeuniversity.com/rules/axe/4.11/image-alt",
                     "wcag": ["1.1.1"],
-                    "nodes": [{"selector": "img.logo", "html": '<img class="logo" src="logo.png">'}],
+                    "nodes": [
+                        {
+                            "selector": "img.logo",
+                            "html": '<img class="logo" src="logo.png">',
+                            "failureSummary": "Fix any of the following: Element does not have an alt attribute",
+                        }
+                    ],
                     "nodeCount": 1,
                 }
             ],
