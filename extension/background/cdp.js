@@ -2,6 +2,7 @@
 // chrome.debugger where only CDP can do the job: CSP-proof evaluation, killing runaway scripts, screenshots.
 import * as ext from "./ext.js";
 import { Codes, TPError } from "./protocol.js";
+import * as trace from "./trace.js";
 
 const attached = new Set();
 
@@ -24,9 +25,12 @@ export async function attach(tabId) {
 }
 
 export async function send(tabId, method, params = {}) {
+  trace.mark(`cdp ${method}>`);
   await attach(tabId);
   try {
-    return await ext.devtools.sendCommand({ tabId }, method, params);
+    const answer = await ext.devtools.sendCommand({ tabId }, method, params);
+    trace.mark(`cdp ${method}<`);
+    return answer;
   } catch (err) {
     const message = String(err?.message ?? err);
     if (/not attached|detached/i.test(message)) {

@@ -17,6 +17,7 @@ import {
   resultOk,
 } from "./protocol.js";
 import { isRefusal, retryDelay } from "./retry.js";
+import * as trace from "./trace.js";
 
 const KEEPALIVE_MS = 20_000; // a message every 20 s keeps an MV3 service worker alive (Chrome 116+)
 export const WAKE_ALARM = "tabpilot-reconnect";
@@ -253,6 +254,7 @@ export class Connection {
   }
 
   async run(ws, msg) {
+    if (msg.trace === true) trace.begin();
     let reply;
     try {
       if (PAGE_CHANGING_OPS.has(msg.op) && !this.appState.ai_web_pilot) {
@@ -262,6 +264,7 @@ export class Connection {
     } catch (err) {
       reply = resultErr(msg.id, err);
     }
+    if (msg.trace === true) reply.trace = trace.end();
     if (ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify(reply));
   }
 

@@ -6,6 +6,7 @@
 import * as ext from "./ext.js";
 import { Codes, TPError } from "./protocol.js";
 import { assertReadable } from "./tabs.js";
+import * as trace from "./trace.js";
 
 /** The content scripts, in the manifest's order. */
 const contentFiles = () => ext.runtime.getManifest().content_scripts[0].js;
@@ -30,7 +31,9 @@ async function inject(tabId, options) {
  * cannot be entered at all.
  */
 export async function askPage(tabId, op, params) {
+  trace.mark(`page ${op}>`);
   let reply = await inject(tabId, { func: call, args: [op, params] });
+  trace.mark(`page ${op}<`);
   if (reply?.missing) {
     await inject(tabId, { files: contentFiles() });
     reply = await inject(tabId, { func: call, args: [op, params] });

@@ -15,7 +15,7 @@ from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
 from mcp_types import CLIENT_INFO_META_KEY
 
-from tabpilot import __version__
+from tabpilot import __version__, trace
 from tabpilot.agent import results
 from tabpilot.agent.asgi import AsgiMount
 from tabpilot.agent.screen import screen
@@ -128,10 +128,14 @@ class McpEndpoint:
         self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
         progress = _ProgressRelay(ctx) if (ctx.meta or {}).get("progress_token") is not None else None
+        marks = trace.begin(ctx.request_id)
         try:
             result = await self.engine.call(
                 params.name, dict(params.arguments or {}), agent=agent_name(ctx), progress=progress
             )
+            if marks is not None:
+                marks.append(["engine_done", trace.now_ms()])
+                result = {**result, trace.FIELD: marks}
             return results.success(result)
         except TabpilotError as exc:
             return results.failure(exc.envelope())

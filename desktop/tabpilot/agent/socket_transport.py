@@ -11,6 +11,7 @@ from collections.abc import AsyncIterator
 
 from aiohttp import WSMsgType, web
 
+from tabpilot import trace
 from tabpilot.agent.screen import screen
 
 
@@ -34,6 +35,8 @@ class FrameLines:
                 continue
             verdict = screen(text)
             if verdict.passes:
+                if trace.enabled:
+                    _note_received(text)
                 yield text
             elif verdict.reply is not None and not self._ws.closed:
                 await self._ws.send_str(json.dumps(verdict.reply, ensure_ascii=False, separators=(",", ":")))
@@ -54,5 +57,28 @@ class FrameWriter:
         if not self._pending:
             return
         data, self._pending = "".join(self._pending), []
+        if trace.enabled and trace.FIELD in data:
+            data = _stamped(data)
         if not self._ws.closed:
             await self._ws.send_str(data)
+
+
+def _note_received(text: str) -> None:
+    """When a tool call came in (TABPILOT_TRACE only: it parses the frame once more)."""
+    try:
+        message = json.loads(text)
+    except ValueError:
+        return
+    if isinstance(message, dict) and message.get("method") == "tools/call":
+        trace.received(message.get("id"))
+
+
+def _stamped(data: str) -> str:
+    """The answer with the moment it leaves the app added to its marks (TABPILOT_TRACE only)."""
+    try:
+        message = json.loads(data)
+        marks = message["result"]["structuredContent"][trace.FIELD]
+    except (ValueError, KeyError, TypeError):
+        return data
+    marks.append(["app_out", trace.now_ms()])
+    return json.dumps(message, ensure_ascii=False, separators=(",", ":"))

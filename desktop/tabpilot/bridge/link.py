@@ -17,6 +17,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from tabpilot import trace
 from tabpilot.bridge.protocol import OPS, CommandMsg, Hello, encode
 from tabpilot.engine.errors import TabpilotError, coerce_code
 from tabpilot.observers import Observers
@@ -67,6 +68,8 @@ class ExtensionLink:
         """instance_id → slot, for the app's life: a browser that reconnects keeps its tab ids."""
         self._tracked_slot: int | None = None
         self._pending: dict[str, tuple[asyncio.Future[dict[str, Any]], int]] = {}
+        self._marks: dict[str, list[object]] = {}
+        """The extension's hop marks of traced requests, by request id (TABPILOT_TRACE)."""
         self._ids = itertools.count(1)
         self._order = itertools.count(1)
         self._connection: Observers[[bool]] = Observers("browser connection")
@@ -162,9 +165,15 @@ class ExtensionLink:
             "params": dict(params),
             "timeout_ms": int(timeout_s * 1000),
         }
+        if trace.active():
+            msg["trace"] = True
+            trace.mark("bridge_send")
         try:
             await browser.socket.send_str(encode(msg))
-            return await asyncio.wait_for(future, timeout_s)
+            result = await asyncio.wait_for(future, timeout_s)
+            if msg.get("trace"):
+                trace.extend(self._marks.pop(msg_id, None))
+            return result
         except TimeoutError as exc:
             raise TabpilotError("timeout", f"The browser did not answer '{op}' within {timeout_s:g} s.", op=op) from exc
         except ConnectionError as exc:
@@ -274,6 +283,9 @@ class ExtensionLink:
             log.debug("result for unknown or finished request %s", msg["id"])
             return
         future, slot = entry
+        if trace.enabled and isinstance(msg.get("trace"), list):
+            # Read here, in the socket's task; the call's own task adds them to its marks.
+            self._marks[msg["id"]] = [*msg["trace"], ["bridge_recv", trace.now_ms()]]
         if msg["ok"]:
             future.set_result(_global_tabs(msg.get("data") or {}, slot))
         else:

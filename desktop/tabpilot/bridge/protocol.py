@@ -73,6 +73,8 @@ class CommandMsg(TypedDict):
     op: str
     params: dict[str, Any]
     timeout_ms: int
+    trace: NotRequired[bool]
+    """Hop timing on (TABPILOT_TRACE): the extension answers with its marks as `trace`."""
 
 
 class ProtocolError(ValueError):

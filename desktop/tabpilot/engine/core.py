@@ -9,6 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
+from tabpilot import trace
 from tabpilot.engine import scrubbing
 from tabpilot.engine.commands import AnyCommand as Command
 from tabpilot.engine.commands import ApprovalScope, Registry
@@ -131,6 +132,7 @@ class Engine:
     ) -> dict[str, Any]:
         self.last_call = self.clock.monotonic()
         command, params = self.registry.resolve(tool, args)
+        trace.mark("validated")
         if not approved:
             self._gate(command)
         background = bool(params.pop("background", False))
@@ -240,7 +242,9 @@ class Engine:
                         await self._still_on(tab_id, tab_url, command)
             job.progressed.subscribe(self._progress_events(started, job))
             job.set_status("running")
+            trace.mark("handler_start")
             result = await command.run(CommandContext(self, job, agent), params)
+            trace.mark("handler_done")
             job.finish(result)
             if not started.site:
                 started = replace(started, site=_site_in(result))

@@ -1,0 +1,110 @@
+"""One call's time, hop by hop: MCP client → `tabpilot mcp` relay → app (SDK dispatch, validation,
+policy, activity) → bridge → extension service worker → page (CDP or content script) and back.
+
+The app runs with TABPILOT_TRACE=1: each call's result carries wall-clock marks taken along the path
+(tabpilot/trace.py, extension/background/trace.js); this script adds the client's own send and receive
+times and prints, per call kind, the median of each hop beside the whole call. Targets (issue 11): the
+whole MCP call ≤ 5 ms for execute_js `document.title` and observe dom, ≤ 15 ms for a click.
+Run from the repository:
+    scripts/with-keyring .venv/bin/python -m bench.bench_hops [--calls 200]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from tests.support.mcp_stdio import StdioMcp
+from tests.support.processes import Serve
+from tests.support.site import FixtureSite
+
+from bench.common import line, median
+
+os.environ["TABPILOT_TRACE"] = "1"  # the app this starts takes its marks; nothing else changes
+
+CALLS: dict[str, tuple[str, dict[str, Any], float]] = {
+    "execute_js document.title": ("interact", {"action": "execute_js", "script": "document.title"}, 5),
+    "observe dom": ("observe", {"what": "dom", "selector": "#users li"}, 5),
+    "click": ("interact", {"action": "click", "selector": "h1"}, 15),
+}
+
+HOP_NAMES = {
+    ("client_send", "app_in"): "client → relay → app socket",
+    ("app_in", "sdk_dispatch"): "MCP SDK: parse, dispatch",
+    ("sdk_dispatch", "validated"): "engine: resolve, validate",
+    ("validated", "handler_start"): "engine: gate, job, activity, approval",
+    ("handler_start", "bridge_send"): "handler → bridge",
+    ("bridge_send", "sw_recv"): "bridge → service worker (WebSocket)",
+    ("sw_send", "bridge_recv"): "service worker → bridge (WebSocket)",
+    ("bridge_recv", "handler_done"): "bridge → handler",
+    ("handler_done", "engine_done"): "engine: finish job, activity, scrub",
+    ("engine_done", "app_out"): "MCP SDK: result, serialize, write",
+    ("app_out", "client_recv"): "app socket → relay → client",
+}
+
+
+def hop_name(a: str, b: str) -> str:
+    if (a, b) in HOP_NAMES:
+        return HOP_NAMES[(a, b)]
+    if a.endswith(">") and b.endswith("<") and a[:-1] == b[:-1]:
+        return f"extension: {a[:-1]}"
+    return f"extension: {a} → {b}"
+
+
+async def traced(mcp: StdioMcp, tool: str, args: dict[str, Any]) -> list[tuple[str, float]]:
+    sent = time.time_ns() / 1e6
+    result = await mcp.call(tool, args)
+    received = time.time_ns() / 1e6
+    assert not result.is_error, result.structured_content
+    marks = (result.structured_content or {}).get("_trace")
+    assert marks, "no marks: is the app running with TABPILOT_TRACE=1?"
+    return [("client_send", sent), *((str(n), float(t)) for n, t in marks), ("client_recv", received)]
+
+
+def table(runs: list[list[tuple[str, float]]]) -> list[tuple[str, float]]:
+    """Median per hop, the hops in the order of the path; runs whose path differs are left out."""
+    shape = [name for name, _ in runs[0]]
+    same = [r for r in runs if [n for n, _ in r] == shape]
+    rows = []
+    for i in range(len(shape) - 1):
+        rows.append((hop_name(shape[i], shape[i + 1]), median([r[i + 1][1] - r[i][1] for r in same])))
+    rows.append(("whole call (client's clock)", median([r[-1][1] - r[0][1] for r in same])))
+    return rows
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--calls", type=int, default=200)
+    opts = parser.parse_args()
+    site = FixtureSite()
+    await site.start()
+    with tempfile.TemporaryDirectory() as tmp:
+        home = Path(tmp) / "home"
+        serve = Serve(home, "--headless", "--pilot", "--approve", "auto", "--port", "0")
+        await serve.start()
+        mcp = StdioMcp({"TABPILOT_HOME": str(home)})
+        await mcp.start()
+        try:
+            await mcp.ok("interact", {"action": "navigate", "url": site.url("/index.html")})
+            for label, (tool, args, target) in CALLS.items():
+                for _ in range(20):
+                    await traced(mcp, tool, args)
+                runs = [await traced(mcp, tool, args) for _ in range(opts.calls)]
+                print(f"\n{label} — median of {len(runs)} calls, per hop")
+                for name, ms in table(runs)[:-1]:
+                    print(f"  {name:<56} {ms:8.3f} ms")
+                whole = table(runs)[-1][1]
+                print(line(f"  {label}: whole call", f"{whole:.2f} ms", f"≤ {target:g} ms", whole <= target))
+        finally:
+            await mcp.close()
+            await serve.stop()
+            await site.stop()
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
