@@ -12,6 +12,7 @@ from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from tabpilot import __version__, logsetup
+from tabpilot.agent.local_socket import LocalSocket
 from tabpilot.app_facade import AppFacade
 from tabpilot.bridge.app_auth import AppAuth
 from tabpilot.bridge.link import ExtensionLink
@@ -106,6 +107,7 @@ class App:
         self.token = ""
         self.bridge: BridgeServer | None = None
         self.mcp: McpEndpoint | None = None
+        self.local_socket: LocalSocket | None = None
         self.managed: ManagedBrowser | None = None
         self.stopped = asyncio.Event()
         self._started_at = time.time()
@@ -199,6 +201,8 @@ class App:
         self.mcp = module.McpEndpoint(self.engine)
         await self.mcp.start()
         self.bridge.serve_mcp(self.mcp.handle, self.mcp.handle_socket)
+        self.local_socket = LocalSocket(self.paths.mcp_socket, self.mcp.serve_stream)
+        await self.local_socket.start()
 
     def _prepare_managed(self, headless: bool) -> ManagedBrowser:
         if self.managed is None:
@@ -242,6 +246,8 @@ class App:
         await self.engine.close()
         if self.managed is not None:
             await self.managed.stop()
+        if self.local_socket is not None:
+            await self.local_socket.stop()
         if self.mcp is not None:
             await self.mcp.stop()
         if self.bridge is not None:

@@ -164,6 +164,11 @@ def main(argv: list[str] | None = None) -> int:
     if command == "serve":
         return _serve(paths, args)
     if command == "mcp":
+        from tabpilot.agent import local_relay
+
+        relayed = local_relay.run()
+        if relayed is not None:
+            return relayed
         from tabpilot.agent.relay import run_relay
 
         return run_relay(paths)

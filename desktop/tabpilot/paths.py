@@ -45,6 +45,11 @@ class Paths:
         return self.state_dir / "tabpilot.lock"
 
     @property
+    def mcp_socket(self) -> Path:
+        """The app's local socket for `tabpilot mcp` (0600: only this user's processes can connect)."""
+        return self.state_dir / "tabpilot-mcp.sock"
+
+    @property
     def token_file(self) -> Path:
         """The bridge token where no OS keyring can be reached (0600, beside the state file)."""
         return self.state_dir / "tabpilot.token"

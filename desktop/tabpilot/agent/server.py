@@ -19,7 +19,7 @@ from tabpilot import __version__, trace
 from tabpilot.agent import results
 from tabpilot.agent.asgi import AsgiMount
 from tabpilot.agent.screen import screen
-from tabpilot.agent.socket_transport import FrameLines, FrameWriter
+from tabpilot.agent.socket_transport import FrameLines, FrameWriter, StreamLines, StreamWriter
 from tabpilot.agent.tools import build_tools
 from tabpilot.engine import limits
 from tabpilot.engine.core import Engine
@@ -205,6 +205,21 @@ class McpEndpoint:
                 self._sockets.discard(task)
             await ws.close()
         return ws
+
+    async def serve_stream(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        """MCP over the app's local socket, one message per line (`tabpilot mcp`'s fast path)."""
+        task = asyncio.current_task()
+        if task is not None:
+            self._sockets.add(task)
+        try:
+            if not self.closing:
+                lines, out = StreamLines(reader, writer), StreamWriter(writer)
+                async with stdio_server(stdin=lines, stdout=out) as (read, write):  # type: ignore[arg-type]
+                    await self.server.run(read, write, self.server.create_initialization_options())
+        finally:
+            if task is not None:
+                self._sockets.discard(task)
+            writer.close()
 
     @property
     def open_sessions(self) -> int:

@@ -1,4 +1,5 @@
-"""MCP over a WebSocket: one JSON-RPC message per frame, read and written by the SDK's own stdio code.
+"""MCP over a WebSocket (one JSON-RPC message per frame) or a local socket (one per line), read and
+written by the SDK's own stdio code.
 
 `tabpilot mcp` pumps stdin lines into frames and frames back to stdout without parsing anything,
 so the relay adds almost nothing to a call and never needs to know the protocol's revisions.
@@ -6,6 +7,7 @@ so the relay adds almost nothing to a call and never needs to know the protocol'
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import AsyncIterator
 
@@ -82,3 +84,65 @@ def _stamped(data: str) -> str:
         return data
     marks.append(["app_out", trace.now_ms()])
     return json.dumps(message, ensure_ascii=False, separators=(",", ":"))
+
+
+class StreamLines:
+    """A local socket's lines (`tabpilot mcp`'s fast path), screened like the WebSocket's frames."""
+
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self._reader = reader
+        self._writer = writer
+
+    def __aiter__(self) -> AsyncIterator[str]:
+        return self._lines()
+
+    async def _lines(self) -> AsyncIterator[str]:
+        while True:
+            try:
+                raw = await self._reader.readline()
+            except ValueError:  # a line past the reader's limit: it is dropped, and the client told so
+                await StreamWriter(self._writer).send(TOO_LONG)
+                continue
+            if not raw:
+                return
+            text = raw.decode("utf-8", errors="replace")
+            if not text.strip():
+                continue
+            verdict = screen(text)
+            if verdict.passes:
+                if trace.enabled:
+                    _note_received(text)
+                yield text
+            elif verdict.reply is not None:
+                await StreamWriter(self._writer).send(
+                    json.dumps(verdict.reply, ensure_ascii=False, separators=(",", ":"))
+                )
+
+
+class StreamWriter:
+    """What the SDK writes, one line per flush, onto a local socket."""
+
+    def __init__(self, writer: asyncio.StreamWriter) -> None:
+        self._writer = writer
+        self._pending: list[str] = []
+
+    async def write(self, text: str) -> int:
+        self._pending.append(text)
+        return len(text)
+
+    async def flush(self) -> None:
+        if not self._pending:
+            return
+        data, self._pending = "".join(self._pending), []
+        if trace.enabled and trace.FIELD in data:
+            data = _stamped(data)
+        await self.send(data)
+
+    async def send(self, data: str) -> None:
+        if self._writer.is_closing():
+            return
+        self._writer.write((data if data.endswith("\n") else data + "\n").encode("utf-8"))
+        await self._writer.drain()
+
+
+TOO_LONG = '{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"A message longer than 64 MB was dropped."}}'
