@@ -144,6 +144,7 @@ class App:
                     self.engine.pilot.capabilities[name] = on
         hooks = BridgeHooks(
             api_call=self.api_call,
+            api_chain=self.api_chain,
             status=self.status,
             stop=self.request_stop,
             auth=AppAuth(
@@ -262,6 +263,16 @@ class App:
             return {"ok": True, "result": await self.engine.call(tool, arguments, agent=agent)}
         except TabpilotError as exc:
             return {"ok": False, "error": exc.envelope()}
+
+    async def api_chain(self, body: Any, agent: str) -> dict[str, Any]:
+        """`tabpilot chain`: its calls in order, each through the engine as if it came alone."""
+        from tabpilot.engine.chain import parse_calls, run_chain
+
+        try:
+            calls = parse_calls(body)
+        except TabpilotError as exc:
+            return exc.envelope()
+        return await run_chain(self.engine, calls, agent)
 
     def status(self) -> dict[str, Any]:
         assert self.bridge is not None

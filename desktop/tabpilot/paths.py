@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-import hashlib
 import os
 from dataclasses import dataclass
 from pathlib import Path
-
-import platformdirs
 
 APP = "tabpilot"
 
@@ -25,6 +22,8 @@ class Paths:
         if root:
             base = Path(root).expanduser().resolve()
             return cls(base, base, base, base / "logs")
+        import platformdirs  # only here: every `tabpilot` call resolves its paths, most under TABPILOT_HOME
+
         return cls(
             Path(platformdirs.user_config_dir(APP)),
             Path(platformdirs.user_data_dir(APP)),
@@ -77,6 +76,8 @@ class Paths:
     @property
     def keyring_account(self) -> str:
         """The keyring account of this home's bridge token: two homes never share one."""
+        import hashlib
+
         return "bridge-token:" + hashlib.sha256(str(self.data_dir).encode()).hexdigest()[:16]
 
     def ensure(self) -> None:

@@ -68,7 +68,7 @@ async def test_html_and_forms_never_carry_password_values(
 ) -> None:
     await show(e2e_app, tab, site, "/reading.html")
     html = await mcp.ok("observe", {"what": "html"})
-    assert '<h1>Reading helpers</h1>' in html["html"]
+    assert "<h1>Reading helpers</h1>" in html["html"]
     assert 'value="[REDACTED]"' in html["html"]
     no_secrets(html)
     forms = await mcp.ok("observe", {"what": "forms"})
@@ -128,7 +128,12 @@ async def test_structured_data_parses_json_ld_and_meta(
     await show(e2e_app, tab, site, "/reading.html")
     read = await mcp.ok("observe", {"what": "structured_data"})
     assert read["json_ld"] == [
-        {"@context": "https://schema.org", "@type": "Article", "headline": "Ld Headline", "author": {"@type": "Person", "name": "Ada"}}
+        {
+            "@context": "https://schema.org",
+            "@type": "Article",
+            "headline": "Ld Headline",
+            "author": {"@type": "Person", "name": "Ada"},
+        }
     ]
     assert len(read["json_ld_errors"]) == 1
     assert read["open_graph"] == {"title": "Reading OG Title", "type": "article"}

@@ -15,7 +15,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from tabpilot.engine.args import Args, TabArgs, arg
-from tabpilot.engine.commands import Command
+from tabpilot.engine.commands import Cli, Command
 from tabpilot.engine.context import CommandContext
 from tabpilot.engine.errors import TabpilotError
 
@@ -98,6 +98,7 @@ def _read(
     notes: str,
     args: type[TabArgs] = ReadArgs,
     example: dict[str, Any] | None = None,
+    cli: Cli | None = None,
 ) -> Command[Any]:
     return Command(
         "observe",
@@ -111,6 +112,7 @@ def _read(
         example=example if example is not None else {},
         example_result=example_result,
         ops=("page.read",),
+        cli=cli or Cli(mode, positional=("selector",)),
     )
 
 
@@ -123,6 +125,7 @@ COMMANDS: list[Command[Any]] = [
         "{url, title, text, truncated?, note?}",
         {**PAGE, "text": "Example Domain\nThis domain is for use in illustrative examples."},
         _READ_NOTES + "A line per block; table cells are separated by tabs. " + _REDACTION_NOTES,
+        cli=Cli("text", positional=("selector",), show="text"),
     ),
     _read(
         "html",
@@ -131,6 +134,7 @@ COMMANDS: list[Command[Any]] = [
         {**PAGE, "html": "<h1>Example Domain</h1>"},
         "The page's (or the first match's) outer HTML as it is now. " + _REDACTION_NOTES,
         example={"selector": "h1"},
+        cli=Cli("html", positional=("selector",), show="html"),
     ),
     _read(
         "links",
@@ -145,6 +149,7 @@ COMMANDS: list[Command[Any]] = [
         },
         "`href` as written in the page, `url` resolved against it; a link without text is named by its "
         "aria-label, title or image alt.",
+        cli=Cli("links", positional=("selector",), show="rows:links:text,url"),
     ),
     _read(
         "forms",
@@ -195,6 +200,7 @@ COMMANDS: list[Command[Any]] = [
         "navigation and link lists); `source` names it; `selector` picks it yourself. "
         + _READ_NOTES
         + _REDACTION_NOTES,
+        cli=Cli("markdown", positional=("selector",), show="markdown"),
     ),
     _read(
         "structured_data",
@@ -210,6 +216,7 @@ COMMANDS: list[Command[Any]] = [
             "links": {"canonical": "https://example.com/"},
         },
         "JSON-LD blocks are parsed (an array's items each count); one that does not parse is in json_ld_errors.",
+        cli=Cli("data"),
     ),
     _read(
         "media",
@@ -272,5 +279,6 @@ COMMANDS: list[Command[Any]] = [
             "skipped": 0,
         },
         ops=("tabs.list", "page.read"),
+        cli=Cli("across-tabs", positional=("read", "selector")),
     ),
 ]
