@@ -106,7 +106,8 @@ def commands_md(registry: Registry | None = None) -> str:
         f"<!-- {HEADER} -->",
         "",
         "Every command is a mode of one of the four MCP tools; the tool's discriminator (`what`, `action`,",
-        "`type`) names it. The same commands are `tabpilot call TOOL 'JSON'` from a shell, and",
+        "`type`) names it. The same commands are `tabpilot call TOOL 'JSON'` from a shell (a mode with a",
+        "`shell:` form is also that subcommand, printing plain text: README, *Or give it a shell*), and",
         '`observe {"what":"help","mode":"interact.click"}` answers any section of this page to an agent.',
         "",
         "Needs: **no pilot** works with AI Web Pilot off; **pilot** needs it on (only the person switches it on);",
@@ -137,7 +138,8 @@ def _section(command: AnyCommand) -> list[str]:
         f"{command.summary[:1].upper()}{command.summary[1:]}. {names} · kind: {command.kind} · needs: "
         f"{gate_of(command)}"
         + (f" · capability: `{command.capability}`" if command.capability else "")
-        + (" · also a workflow step" if command.step else ""),
+        + (" · also a workflow step" if command.step else "")
+        + (f" · shell: `tabpilot {_usage(command)}`" if command.cli else ""),
         "",
     ]
     if command.notes:
@@ -157,6 +159,14 @@ def _section(command: AnyCommand) -> list[str]:
         lines += ["// →", json.dumps(command.example_result, ensure_ascii=False)]
     lines += ["```", ""]
     return lines
+
+
+def _usage(command: AnyCommand) -> str:
+    from tabpilot import shell
+
+    assert command.cli is not None
+    entry = {"params": [param_info(p) for p in command.params], "positional": command.cli.positional}
+    return shell.usage_line(command.cli.name, {**entry, "save": command.cli.save})
 
 
 def _steps_section() -> list[str]:
