@@ -40,17 +40,15 @@
   }
 
   /** Hidden from a person: not rendered, invisible, transparent, or clipped to nothing (sr-only). */
-  function hidden(el) {
+  function hidden(el, style = getComputedStyle(el)) {
     if (typeof el.checkVisibility === "function" && !el.checkVisibility({ opacityProperty: true, visibilityProperty: true })) {
       return true;
     }
     if (el.hidden) return true;
+    // Measuring is the costly part: only for what the visually-hidden patterns use.
+    if (style.position !== "absolute" && style.position !== "fixed" && style.overflow !== "hidden") return false;
     const r = el.getBoundingClientRect();
-    if (r.width <= 1 && r.height <= 1) {
-      const s = getComputedStyle(el);
-      if (s.overflow === "hidden" || s.clip !== "auto" || s.clipPath !== "none" || s.position === "absolute") return true;
-    }
-    return false;
+    return r.width <= 1 && r.height <= 1;
   }
 
   function note(what, shown, total, max) {
@@ -77,7 +75,9 @@
         if (c.nodeType !== 1) continue;
         const el = /** @type {Element} */ (c);
         const tag = el.localName;
-        if (SKIPPED.has(tag) || FIELD_VALUES.has(tag) || hidden(el)) continue;
+        if (SKIPPED.has(tag) || FIELD_VALUES.has(tag)) continue;
+        const style = getComputedStyle(el);
+        if (hidden(el, style)) continue;
         if (red.any && red.marked.has(el)) {
           if (el.textContent?.trim()) line += ` ${REDACTED} `;
           continue;
@@ -86,7 +86,7 @@
           flush();
           continue;
         }
-        const block = BLOCK.test(getComputedStyle(el).display);
+        const block = BLOCK.test(style.display);
         if (block) flush();
         if (el.shadowRoot) walk(el.shadowRoot);
         else walk(el);
