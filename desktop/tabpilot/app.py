@@ -9,6 +9,7 @@ import os
 import sys
 import time
 from dataclasses import asdict, dataclass
+from functools import partial
 from typing import TYPE_CHECKING, Any, Literal
 
 from tabpilot import __version__, logsetup
@@ -18,7 +19,7 @@ from tabpilot.bridge.app_auth import AppAuth
 from tabpilot.bridge.link import ExtensionLink
 from tabpilot.bridge.pairing import CODE_LIFETIME_S, PairingBook, PendingRequest, show_code
 from tabpilot.bridge.protocol import Hello
-from tabpilot.bridge.server import BridgeHooks, BridgeServer
+from tabpilot.bridge.server import LOCAL_API, BridgeHooks, BridgeServer, answer_api
 from tabpilot.browser.managed import ManagedBrowser
 from tabpilot.engine.capture import store_for
 from tabpilot.engine.catalog import build_registry
@@ -146,6 +147,7 @@ class App:
                     self.engine.pilot.capabilities[name] = on
         hooks = BridgeHooks(
             api_call=self.api_call,
+            api_chain=self.api_chain,
             status=self.status,
             stop=self.request_stop,
             auth=AppAuth(
@@ -201,7 +203,10 @@ class App:
         self.mcp = module.McpEndpoint(self.engine)
         await self.mcp.start()
         self.bridge.serve_mcp(self.mcp.handle, self.mcp.handle_socket)
-        self.local_socket = LocalSocket(self.paths.mcp_socket, self.mcp.serve_stream)
+        hooks = self.bridge.hooks
+        self.local_socket = LocalSocket(
+            self.paths.local_socket, self.mcp.serve_stream, partial(answer_api, hooks), LOCAL_API
+        )
         await self.local_socket.start()
 
     def _prepare_managed(self, headless: bool) -> ManagedBrowser:
@@ -268,6 +273,16 @@ class App:
             return {"ok": True, "result": await self.engine.call(tool, arguments, agent=agent)}
         except TabpilotError as exc:
             return {"ok": False, "error": exc.envelope()}
+
+    async def api_chain(self, body: Any, agent: str) -> dict[str, Any]:
+        """`tabpilot chain`: its calls in order, each through the engine as if it came alone."""
+        from tabpilot.engine.chain import parse_calls, run_chain
+
+        try:
+            calls = parse_calls(body)
+        except TabpilotError as exc:
+            return exc.envelope()
+        return await run_chain(self.engine, calls, agent)
 
     def status(self) -> dict[str, Any]:
         assert self.bridge is not None

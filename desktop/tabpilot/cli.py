@@ -1,23 +1,24 @@
-"""Entry points: `tabpilot` (tray), `serve`, `mcp`, `status`, `stop`, `pair`, `call`, `secret`, `pairings`."""
+"""Entry points: `tabpilot` (tray), `serve`, `mcp`, `status`, `stop`, `pair`, `call`, `secret`, `pairings`,
+and a subcommand per command mode for agents with a shell (`goto`, `text`, `click`, ..., `chain`: shell.py).
+
+Imports stay few at the top: `tabpilot goto URL` and `tabpilot call` must start fast (no Qt, MCP SDK,
+Playwright, aiohttp or engine); each entry point imports what it needs.
+"""
 
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import os
-import signal
 import sys
-import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from tabpilot import __version__
-from tabpilot.engine.commands import TOOLS
-from tabpilot.paths import Paths
+from tabpilot import __version__, shell
 
 if TYPE_CHECKING:
     from tabpilot.app import AppOptions
+    from tabpilot.paths import Paths
 
 EXIT_NOT_RUNNING = 3
 AUTO_IDLE_EXIT_S = 30 * 60
@@ -75,10 +76,12 @@ def _tools(style: str) -> Callable[[], str]:
 
 def _parser() -> argparse.ArgumentParser:
     raw = argparse.RawDescriptionHelpFormatter
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="tabpilot",
         description="Let AI coding agents read and drive your own browser, on localhost, under your control. "
         "With no command: the tray app.",
+        formatter_class=raw,
+        lazy_epilog=shell.listing,
     )
     parser.add_argument("--version", action="version", version=f"tabpilot {__version__}")
     parser.add_argument("-v", "--verbose", action="store_true", help="log debug detail")
@@ -121,7 +124,7 @@ def _parser() -> argparse.ArgumentParser:
         formatter_class=raw,
         lazy_epilog=_tools("call"),
     )
-    call.add_argument("tool", choices=TOOLS)
+    call.add_argument("tool", choices=shell.spec()["tools"])
     call.add_argument("arguments", nargs="?", default="{}", help="the tool's arguments as JSON (default {})")
 
     secret = sub.add_parser(
@@ -156,6 +159,13 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    words = sys.argv[1:] if argv is None else argv
+    if words and words[0] in shell.subcommands():
+        return shell.run(words[0], words[1:])
+    if words and words[0] == "chain":
+        return shell.chain(words[1:])
+    from tabpilot.paths import Paths
+
     args = _parser().parse_args(argv)
     paths = Paths.resolve()
     command = args.command
@@ -225,6 +235,9 @@ def serve_options(args: argparse.Namespace) -> AppOptions:
 
 
 def _serve(paths: Paths, args: argparse.Namespace) -> int:
+    import asyncio
+    import signal
+
     from tabpilot import logsetup
     from tabpilot.app import AlreadyRunning, App
     from tabpilot.approvals import headless_approvals
@@ -326,6 +339,8 @@ def _status(paths: Paths, args: argparse.Namespace) -> int:
 
 
 def _stop(paths: Paths) -> int:
+    import time
+
     from tabpilot import client
     from tabpilot.storage.lock import InstanceLock
 
@@ -374,15 +389,11 @@ def _call(paths: Paths, args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"tabpilot call: the arguments are not JSON: {exc}", file=sys.stderr)
         return 2
+    body = {"tool": args.tool, "arguments": arguments, "agent": "cli"}
     try:
-        target = client.find(paths)
-        reply = client.request(
-            target,
-            "POST",
-            "/api/v1/call",
-            {"tool": args.tool, "arguments": arguments, "agent": "cli"},
-            timeout=600,
-        )
+        reply = client.post_local(paths, "/api/v1/call", body, timeout=600)
+        if reply is None:
+            reply = client.request(client.find(paths), "POST", "/api/v1/call", body, timeout=600)
     except client.NotRunning as exc:
         print(str(exc), file=sys.stderr)
         return EXIT_NOT_RUNNING

@@ -1,4 +1,8 @@
-"""Talking to a running app from another process (status, stop, call, the MCP relay)."""
+"""Talking to a running app from another process (status, stop, call, the shell CLI, the MCP relay).
+
+Light on purpose: the shell CLI imports it for every call, so the keyring (and what it pulls in) is
+imported only when the app keeps its token there, and `post` speaks HTTP with http.client alone.
+"""
 
 from __future__ import annotations
 
@@ -7,8 +11,6 @@ import os
 import subprocess
 import sys
 import time
-import urllib.error
-import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -16,7 +18,6 @@ from typing import Any
 from tabpilot.paths import Paths
 from tabpilot.storage import statefile
 from tabpilot.storage.lock import InstanceLock
-from tabpilot.vault import keyring_store, store
 
 
 class NotRunning(RuntimeError):
@@ -50,8 +51,17 @@ def find(paths: Paths) -> Target:
     state = statefile.read(paths.state_file)
     if state is None:
         raise NotRunning("Tabpilot is starting or not running (no state file yet).")
+    if state.secrets == "file":
+        from tabpilot.vault import files
+
+        token = files.read_token(paths.token_file)
+        if not token:
+            raise NotRunning(f"Tabpilot's token is not in {paths.token_file}; start the app again.")
+        return Target(state.port, token, state)
+    from tabpilot.vault import keyring_store, store
+
     # The app wrote down where it keeps its token; follow that rather than guess from this shell.
-    vault = store.vault_at(paths, "file" if state.secrets == "file" else "keyring")
+    vault = store.vault_at(paths, "keyring")
     if vault.location == "keyring" and not keyring_store.reachable():
         raise Unreachable(store.unreachable_message(state), state)
     try:
@@ -63,7 +73,72 @@ def find(paths: Paths) -> Target:
     return Target(state.port, token, state)
 
 
+def post_local(paths: Paths, path: str, body: Any, timeout: float = 30.0) -> Any | None:
+    """POST-like through the app's local socket (agent/local_socket.py): no token, so no keyring lookup,
+    and no TCP. None when there is no socket to use (no app, or a platform or home without one): the
+    caller falls back to `find` and `post`."""
+    import socket
+
+    where = str(paths.local_socket)
+    if not hasattr(socket, "AF_UNIX") or not os.path.exists(where):
+        return None
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock.settimeout(timeout)
+    try:
+        sock.connect(where)
+    except OSError:
+        sock.close()
+        return None
+    try:
+        sock.sendall(json.dumps({"api": path, "body": body}).encode() + b"\n")
+        with sock.makefile("rb") as answers:
+            line = answers.readline()
+    except OSError as exc:
+        raise NotRunning(f"Tabpilot stopped answering on {where}: {exc}") from exc
+    finally:
+        sock.close()
+    if not line:
+        raise NotRunning(f"Tabpilot closed {where} without an answer.")
+    reply = json.loads(line)
+    answer = reply.get("body")
+    if reply.get("status", 500) >= 400 and not (isinstance(answer, dict) and isinstance(answer.get("error"), str)):
+        raise NotRunning(f"Tabpilot answered {reply.get('status')}: {str(answer)[:200]}")
+    return answer
+
+
+def post(target: Target, path: str, body: Any, timeout: float = 30.0) -> Any:
+    """POST `body` as JSON and answer the JSON reply: what the shell CLI sends, with http.client alone."""
+    import http.client
+
+    conn = http.client.HTTPConnection("127.0.0.1", target.port, timeout=timeout)
+    try:
+        conn.request(
+            "POST",
+            path,
+            json.dumps(body).encode(),
+            {"Authorization": f"Bearer {target.token}", "Content-Type": "application/json"},
+        )
+        resp = conn.getresponse()
+        data = resp.read()
+    except OSError as exc:
+        raise NotRunning(f"Tabpilot is not answering on port {target.port}: {exc}") from exc
+    finally:
+        conn.close()
+    if resp.status >= 400:
+        try:
+            answer = json.loads(data)
+        except ValueError:
+            answer = None
+        if isinstance(answer, dict) and isinstance(answer.get("error"), str):
+            return answer  # the app's own refusal ({error, message}): the caller reports it
+        raise NotRunning(f"Tabpilot answered HTTP {resp.status}: {data[:200].decode(errors='replace')}")
+    return json.loads(data or b"null")
+
+
 def request(target: Target, method: str, path: str, body: Any = None, timeout: float = 30.0) -> Any:
+    import urllib.error
+    import urllib.request
+
     data = None if body is None else json.dumps(body).encode()
     req = urllib.request.Request(
         target.base + path,

@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-import hashlib
 import os
 from dataclasses import dataclass
 from pathlib import Path
-
-import platformdirs
 
 APP = "tabpilot"
 
@@ -25,6 +22,8 @@ class Paths:
         if root:
             base = Path(root).expanduser().resolve()
             return cls(base, base, base, base / "logs")
+        import platformdirs  # only here: every `tabpilot` call resolves its paths, most under TABPILOT_HOME
+
         return cls(
             Path(platformdirs.user_config_dir(APP)),
             Path(platformdirs.user_data_dir(APP)),
@@ -45,9 +44,9 @@ class Paths:
         return self.state_dir / "tabpilot.lock"
 
     @property
-    def mcp_socket(self) -> Path:
-        """The app's local socket for `tabpilot mcp` (0600: only this user's processes can connect)."""
-        return self.state_dir / "tabpilot-mcp.sock"
+    def local_socket(self) -> Path:
+        """The app's local socket for `tabpilot mcp` and the shell CLI (0600: only this user's processes connect)."""
+        return self.state_dir / "tabpilot.sock"
 
     @property
     def token_file(self) -> Path:
@@ -82,6 +81,8 @@ class Paths:
     @property
     def keyring_account(self) -> str:
         """The keyring account of this home's bridge token: two homes never share one."""
+        import hashlib
+
         return "bridge-token:" + hashlib.sha256(str(self.data_dir).encode()).hexdigest()[:16]
 
     def ensure(self) -> None:

@@ -109,6 +109,7 @@ export const OPS = {
   "dom.scroll": elementOp("dom.scroll", (p) => ({ selector: p.selector ?? "" })),
   "scrape.extract": onPage(extract),
   "scrape.next_page": onPage(nextPage),
+  "page.read": onPage((tab, p) => toContent(tab, "page.read", p)),
   "a11y.audit": async (p, frameMs) => audit(await targetTab(p), p, frameMs),
 };
 

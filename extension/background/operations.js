@@ -25,6 +25,7 @@
 /** @typedef {{selector?: string, timeout_ms?: number, tab_id?: number}} DomScrollParams scroll an element into view */
 /** @typedef {{selector: string, fields: unknown[], redact?: unknown[], max_bytes?: number, tab_id?: number}} ScrapeExtractParams rows from the page */
 /** @typedef {{next_selector: string, rows_selector?: string, timeout_ms?: number, tab_id?: number}} ScrapeNextPageParams click next and wait for the rows to change */
+/** @typedef {{what: string, selector?: string, max_bytes?: number, properties?: unknown[], redact?: unknown[], tab_id?: number}} PageReadParams a reading helper's answer (text, html, links, forms, markdown, ...) */
 /** @typedef {{scope?: string, tags?: unknown[], include_passes?: boolean, redact?: unknown[], timeout_ms?: number, tab_id?: number}} A11yAuditParams axe-core in the page */
 
 /** @type {Readonly<Record<string, OperationSpec>>} */
@@ -181,6 +182,17 @@ export const OPERATIONS = Object.freeze({
       next_selector: {"type": ["string"], "required": true},
       rows_selector: {"type": ["string"], "required": false},
       timeout_ms: {"type": ["integer"], "required": false},
+      tab_id: {"type": ["integer"], "required": false},
+    },
+  },
+  "page.read": {
+    pageChanging: false,
+    params: {
+      what: {"type": ["string"], "required": true, "enum": ["text", "html", "links", "forms", "markdown", "structured_data", "media", "styles"]},
+      selector: {"type": ["string"], "required": false},
+      max_bytes: {"type": ["integer"], "required": false},
+      properties: {"type": ["array"], "required": false},
+      redact: {"type": ["array"], "required": false},
       tab_id: {"type": ["integer"], "required": false},
     },
   },

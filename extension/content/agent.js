@@ -241,7 +241,7 @@
   // Called by the service worker through chrome.scripting.executeScript (same isolated world).
   globalThis.__tabpilot = {
     ops: OPS,
-    lib: { PageError, REDACTED, SENSITIVE, clean, cut, queryAll, parsed, visible, redaction, isRedacted, textAround },
+    lib: { PageError, REDACTED, SENSITIVE, clean, cut, queryAll, parsed, visible, redaction, isRedacted, textAround, cssPath },
     async run(op, params) {
       const handler = OPS[op];
       if (!handler) return { error: { code: "not_supported", message: `The page agent has no '${op}'.` } };

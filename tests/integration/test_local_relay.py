@@ -49,7 +49,7 @@ def imported(importtime: str) -> set[str]:
 
 async def test_the_socket_is_the_users_alone_and_goes_with_the_app(make_app: AppFactory, home: Path) -> None:
     app = await make_app()
-    path = app.paths.mcp_socket
+    path = app.paths.local_socket
     assert path.parent == app.paths.state_file.parent
     assert stat.S_ISSOCK(path.stat().st_mode)
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
@@ -77,7 +77,40 @@ async def test_a_home_too_long_for_a_socket_still_relays_over_the_websocket(
 ) -> None:
     root = tmp_path / ("h" * (local_socket.MAX_PATH + 10))
     app = await make_app(root=root)
-    assert not app.paths.mcp_socket.exists()
+    assert not app.paths.local_socket.exists()
     answers, err = await piped(root, INIT, INITIALIZED, LIST)
     assert [a["id"] for a in answers] == [1, 2]
     assert "aiohttp" in imported(err)  # the WebSocket relay did it
+
+
+async def shell(home: Path, *args: str) -> tuple[int, str, str]:
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-X",
+        "importtime",
+        "-m",
+        "tabpilot",
+        *args,
+        env={**os.environ, "TABPILOT_HOME": str(home)},
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    out, err = await asyncio.wait_for(proc.communicate(), 60)
+    assert proc.returncode is not None
+    return proc.returncode, out.decode(), err.decode()
+
+
+async def test_shell_calls_go_through_the_socket_without_a_keyring_lookup(make_app: AppFactory, home: Path) -> None:
+    await make_app()
+    code, out, err = await shell(home, "call", "observe", '{"what": "pilot"}')
+    assert code == 0, err[-2000:]
+    assert json.loads(out)["ai_web_pilot"] is False
+    code, out, err = await shell(home, "pilot")
+    assert code == 0, err[-2000:]
+    assert "ai_web_pilot: false" in out
+    heavy = {m for m in imported(err) if m.split(".")[0] in ("aiohttp", "mcp", "keyring", "secretstorage", "PySide6")}
+    assert heavy == set(), f"the shell CLI imported {sorted(heavy)}"
+    # A refusal comes back as the app's own answer, not as a transport failure.
+    code, out, err = await shell(home, "call", "observe", '{"what": "nope"}')
+    assert code == 1
+    assert json.loads(out)["error"] == "invalid_params"

@@ -21,10 +21,10 @@ DRAIN_LIMIT_S = 600.0
 
 
 def socket_path() -> str:
-    """Where the app of this home listens (tabpilot/paths.py `mcp_socket`), without importing pathlib."""
+    """Where the app of this home listens (tabpilot/paths.py `local_socket`), without importing pathlib."""
     from tabpilot.paths import Paths
 
-    return str(Paths.resolve().mcp_socket)
+    return str(Paths.resolve().local_socket)
 
 
 def connect(path: str) -> socket.socket | None:

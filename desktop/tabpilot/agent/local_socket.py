@@ -1,4 +1,5 @@
-"""The app's local socket: MCP sessions for `tabpilot mcp`, one JSON-RPC message per line.
+"""The app's local socket: MCP sessions for `tabpilot mcp`, one JSON-RPC message per line, and the shell
+CLI's calls (`{"api": "/api/v1/call", "body": {...}}` per line, each answered `{"status", "body"}`).
 
 Why beside the bridge's WebSocket: the relay that uses it needs nothing but Python's standard library
 (no aiohttp, no keyring lookup for the token), so an agent's `tabpilot mcp` answers `initialize` in tens
@@ -12,11 +13,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 import os
 import socket
 from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import Any
 
 log = logging.getLogger("tabpilot.mcp")
 
@@ -24,7 +27,10 @@ MAX_LINE = 64 * 1024 * 1024
 MAX_PATH = 100
 """sun_path holds 104-108 bytes depending on the system; longer homes use the WebSocket only."""
 
-Session = Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]
+Session = Callable[[asyncio.StreamReader, asyncio.StreamWriter, bytes], Awaitable[None]]
+"""An MCP session on the stream, its first line already read."""
+Api = Callable[[str, Any], Awaitable[tuple[int, Any]]]
+"""A shell CLI request: its path (one of bridge/server.py LOCAL_API) and body → HTTP-like status, answer."""
 
 
 def usable(path: Path) -> bool:
@@ -32,9 +38,11 @@ def usable(path: Path) -> bool:
 
 
 class LocalSocket:
-    def __init__(self, path: Path, session: Session) -> None:
+    def __init__(self, path: Path, session: Session, api: Api, api_paths: tuple[str, ...]) -> None:
         self.path = path
         self._session = session
+        self._api = api
+        self._api_paths = api_paths
         self._server: asyncio.Server | None = None
 
     async def start(self) -> bool:
@@ -46,11 +54,37 @@ class LocalSocket:
             self.path.unlink()
         old = os.umask(0o177)  # created 0600: no moment at which another user could connect
         try:
-            self._server = await asyncio.start_unix_server(self._session, path=str(self.path), limit=MAX_LINE)
+            self._server = await asyncio.start_unix_server(self._client, path=str(self.path), limit=MAX_LINE)
         finally:
             os.umask(old)
         os.chmod(self.path, 0o600)
         return True
+
+    async def _client(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            first = await reader.readline()
+        except ValueError:
+            writer.close()
+            return
+        request = _api_request(first)
+        if request is None:
+            await self._session(reader, writer, first)
+            return
+        try:
+            while request is not None:
+                path, body = request
+                if path in self._api_paths:
+                    status, answer = await self._api(path, body)
+                else:
+                    status, answer = 404, {"error": "not_supported", "message": f"No {path} on this socket."}
+                line = json.dumps({"status": status, "body": answer}, ensure_ascii=False, separators=(",", ":"))
+                writer.write(line.encode() + b"\n")
+                await writer.drain()
+                request = _api_request(await reader.readline())
+        except (ConnectionError, ValueError):
+            log.debug("a shell client left mid-request")
+        finally:
+            writer.close()
 
     async def stop(self) -> None:
         if self._server is not None:
@@ -58,3 +92,16 @@ class LocalSocket:
             with contextlib.suppress(FileNotFoundError):
                 self.path.unlink()
             self._server = None
+
+
+def _api_request(line: bytes) -> tuple[str, Any] | None:
+    """`{"api": path, "body": ...}`: a shell CLI request. Anything else (a JSON-RPC message) is MCP."""
+    if not line.strip():
+        return None
+    try:
+        message = json.loads(line)
+    except ValueError:
+        return None
+    if isinstance(message, dict) and isinstance(message.get("api"), str) and "jsonrpc" not in message:
+        return message["api"], message.get("body")
+    return None

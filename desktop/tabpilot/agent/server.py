@@ -206,14 +206,15 @@ class McpEndpoint:
             await ws.close()
         return ws
 
-    async def serve_stream(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        """MCP over the app's local socket, one message per line (`tabpilot mcp`'s fast path)."""
+    async def serve_stream(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, first: bytes) -> None:
+        """MCP over the app's local socket, one message per line (`tabpilot mcp`'s fast path); its first
+        line was read already (to tell it from a shell CLI request)."""
         task = asyncio.current_task()
         if task is not None:
             self._sockets.add(task)
         try:
             if not self.closing:
-                lines, out = StreamLines(reader, writer), StreamWriter(writer)
+                lines, out = StreamLines(reader, writer, first), StreamWriter(writer)
                 async with stdio_server(stdin=lines, stdout=out) as (read, write):  # type: ignore[arg-type]
                     await self.server.run(read, write, self.server.create_initialization_options())
         finally:

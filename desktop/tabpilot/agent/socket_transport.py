@@ -89,9 +89,10 @@ def _stamped(data: str) -> str:
 class StreamLines:
     """A local socket's lines (`tabpilot mcp`'s fast path), screened like the WebSocket's frames."""
 
-    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, first: bytes = b"") -> None:
         self._reader = reader
         self._writer = writer
+        self._first = first
 
     def __aiter__(self) -> AsyncIterator[str]:
         return self._lines()
@@ -99,7 +100,7 @@ class StreamLines:
     async def _lines(self) -> AsyncIterator[str]:
         while True:
             try:
-                raw = await self._reader.readline()
+                raw, self._first = (self._first, b"") if self._first else (await self._reader.readline(), b"")
             except ValueError:  # a line past the reader's limit: it is dropped, and the client told so
                 await StreamWriter(self._writer).send(TOO_LONG)
                 continue

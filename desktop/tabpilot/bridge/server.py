@@ -59,6 +59,8 @@ class BridgeHooks:
     """What the composition root plugs in: the engine-facing API and who may be the browser."""
 
     api_call: Callable[[str, dict[str, Any], str], Awaitable[dict[str, Any]]]
+    api_chain: Callable[[Any, str], Awaitable[dict[str, Any]]]
+    """`tabpilot chain`: the request's body (its calls) and the agent's name; answers per-call results."""
     status: Callable[[], dict[str, Any]]
     stop: Callable[[], None]
     auth: BridgeAuth
@@ -84,7 +86,8 @@ class BridgeServer:
         self.app = web.Application(client_max_size=limits.MAX_MESSAGE_BYTES, middlewares=[self._guard])
         self.app.router.add_get("/ws", self._ws)
         self.app.router.add_get("/api/v1/status", self._status)
-        self.app.router.add_post("/api/v1/call", self._call)
+        self.app.router.add_post(CALL_PATH, self._call)
+        self.app.router.add_post(CHAIN_PATH, self._chain)
         self.app.router.add_post("/api/v1/stop", self._stop)
         self.app.router.add_post("/api/v1/pair", self._pair)
         self.app.router.add_get("/api/v1/pairings", self._pairings)
@@ -153,7 +156,8 @@ class BridgeServer:
     async def _status(self, request: web.Request) -> web.StreamResponse:
         return web.json_response(self.hooks.status())
 
-    async def _call(self, request: web.Request) -> web.StreamResponse:
+    async def _json_body(self, request: web.Request) -> Any:
+        """The request's JSON body, or the error response that refuses it."""
         try:
             raw = await request.read()
         except web.HTTPRequestEntityTooLarge:
@@ -172,25 +176,27 @@ class BridgeServer:
                     },
                     status=400,
                 )
-            body = limits.loads(text)
+            return limits.loads(text)
         except ValueError as exc:  # not UTF-8, not JSON, or NaN/Infinity
             reason = str(exc)[:200]
             return web.json_response(
                 {"error": "invalid_params", "message": f"Body must be JSON ({reason})."}, status=400
             )
-        if not isinstance(body, dict) or not isinstance(body.get("tool"), str):
-            return web.json_response(
-                {"error": "invalid_params", "message": "Body must be {tool, arguments}."}, status=400
-            )
-        arguments = body.get("arguments") or {}
-        if not isinstance(arguments, dict):
-            return web.json_response(
-                {"error": "invalid_params", "message": "'arguments' must be an object."}, status=400
-            )
-        agent = body.get("agent")
-        if not isinstance(agent, str) or not agent:
-            agent = "cli"
-        return web.json_response(await self.hooks.api_call(body["tool"], arguments, agent))
+
+    async def _call(self, request: web.Request) -> web.StreamResponse:
+        body = await self._json_body(request)
+        if isinstance(body, web.StreamResponse):
+            return body
+        status, answer = await answer_api(self.hooks, CALL_PATH, body)
+        return web.json_response(answer, status=status)
+
+    async def _chain(self, request: web.Request) -> web.StreamResponse:
+        """Several calls in one request, run in order by the engine, stopping at the first failure."""
+        body = await self._json_body(request)
+        if isinstance(body, web.StreamResponse):
+            return body
+        status, answer = await answer_api(self.hooks, CHAIN_PATH, body)
+        return web.json_response(answer, status=status)
 
     async def _stop(self, request: web.Request) -> web.StreamResponse:
         asyncio.get_running_loop().call_soon(self.hooks.stop)
@@ -384,6 +390,29 @@ def _version() -> str:
     from tabpilot import __version__
 
     return __version__
+
+
+CALL_PATH = "/api/v1/call"
+CHAIN_PATH = "/api/v1/chain"
+LOCAL_API = (CALL_PATH, CHAIN_PATH)
+"""What the app's local socket also answers (the shell CLI's fast path, agent/local_socket.py)."""
+
+
+async def answer_api(hooks: BridgeHooks, path: str, body: Any) -> tuple[int, Any]:
+    """A call or a chain, whichever transport brought it (HTTP here, or the local socket): status, answer."""
+    if path == CHAIN_PATH:
+        return 200, await hooks.api_chain(body, _agent_of(body))
+    if not isinstance(body, dict) or not isinstance(body.get("tool"), str):
+        return 400, {"error": "invalid_params", "message": "Body must be {tool, arguments}."}
+    arguments = body.get("arguments") or {}
+    if not isinstance(arguments, dict):
+        return 400, {"error": "invalid_params", "message": "'arguments' must be an object."}
+    return 200, await hooks.api_call(body["tool"], arguments, _agent_of(body))
+
+
+def _agent_of(body: Any) -> str:
+    agent = body.get("agent") if isinstance(body, dict) else None
+    return agent if isinstance(agent, str) and agent else "cli"
 
 
 def _refuse(status: int, message: str) -> web.Response:

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, NotRequired, TypedDict
 
 from tabpilot.engine.args import TabArgs, arg
-from tabpilot.engine.commands import Command
+from tabpilot.engine.commands import Cli, Command
 from tabpilot.engine.context import CommandContext
 
 CACHE_S = 30.0
@@ -170,5 +170,6 @@ COMMANDS: list[Command[Any]] = [
             "cached": False,
         },
         ops=("tabs.resolve", "a11y.audit"),
+        cli=Cli("a11y", positional=("scope",)),
     ),
 ]

@@ -62,6 +62,28 @@ ApprovalSteps = Callable[["Engine", dict[str, Any]], ApprovalScope | None]
 Handler = Callable[["CommandContext", A], Awaitable[Mapping[str, Any]]]
 """Answers the command's result: a TypedDict declared as `Command.returns` (or a plain dict)."""
 
+
+@dataclass(frozen=True)
+class Cli:
+    """How a command is a subcommand of the shell CLI (`tabpilot goto URL`, `tabpilot text [SEL]`).
+
+    The CLI reads this from the generated desktop/tabpilot/cli_spec.json (so it need not import the
+    engine); every parameter not named here is a `--long-option`, and `tabpilot SUBCOMMAND --help` is
+    made from the definition.
+    """
+
+    name: str
+    positional: tuple[str, ...] = ()
+    """Parameters given in order without a flag (`fill SEL VALUE`); an optional one may be left out."""
+    short: tuple[tuple[str, str], ...] = ()
+    """(parameter, letter) pairs: a one-letter flag besides the long one (`snapshot -i`)."""
+    show: str = ""
+    """What stdout shows: "" a readable rendering of the result; `field` that field as it is (`text`);
+    `rows:field:a,b,c` a line per item of the list `field`, keys a, b, c separated by tabs."""
+    save: bool = False
+    """The result carries a file (a screenshot): an optional trailing PATH says where the CLI writes it."""
+
+
 BACKGROUND = Param("background", "boolean", "answer {status:'queued'} at once", default=False)
 
 
@@ -104,6 +126,8 @@ class Command(Generic[A]):
     wait: Param | None = None
     """A parameter holding how long the call waits before answering {status:'running'} (workflows)."""
     default_wait_ms: int = 30_000
+    cli: Cli | None = None
+    """Its subcommand in the shell CLI; None: only through `tabpilot call`."""
     approval_steps: ApprovalSteps | None = None
     """For a command whose need for approval depends on its parameters (a workflow): what changes a
     page, approved all at once. None or no steps: no approval needed."""

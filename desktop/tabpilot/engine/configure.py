@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Any, TypedDict
 
 from tabpilot.engine.args import Args, arg
-from tabpilot.engine.commands import Command
+from tabpilot.engine.commands import Cli, Command
 from tabpilot.engine.context import CommandContext
 from tabpilot.engine.errors import TabpilotError
 
@@ -45,5 +45,6 @@ COMMANDS: list[Command[Any]] = [
         example={"tab_id": 12},
         example_result={"tracked": {"tab_id": 12, "url": "https://example.com/", "title": "Example Domain"}},
         ops=("tabs.track",),
+        cli=Cli("track", positional=("tab_id",)),
     ),
 ]

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, TypedDict
 
 from tabpilot.engine.args import Args, TabArgs, arg
-from tabpilot.engine.commands import Command
+from tabpilot.engine.commands import Cli, Command
 from tabpilot.engine.context import CommandContext
 from tabpilot.engine.errors import TabpilotError
 
@@ -90,6 +90,7 @@ COMMANDS: list[Command[Any]] = [
         result="{width, height, format, size_bytes} and the picture as an MCP image",
         example_result={"width": 1280, "height": 720, "format": "png", "size_bytes": 48213},
         ops=("tab.screenshot",),
+        cli=Cli("screenshot", short=(("full_page", "f"),), save=True),
     ),
     Command(
         "generate",

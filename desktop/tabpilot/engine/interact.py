@@ -8,7 +8,7 @@ from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
 from tabpilot.engine.args import TabArgs, arg
-from tabpilot.engine.commands import Command
+from tabpilot.engine.commands import Cli, Command
 from tabpilot.engine.context import CommandContext
 from tabpilot.engine.errors import TabpilotError, shown
 from tabpilot.engine.params import Param
@@ -130,6 +130,7 @@ def _page_action(
     result: str,
     example_result: dict[str, Any],
     notes: str = "",
+    cli: Cli | None = None,
 ) -> Command[Any]:
     """An action on one element: changes the page, so it needs the pilot, page actions and approval."""
     return Command(
@@ -147,6 +148,7 @@ def _page_action(
         capability="page_actions",
         approval="element",
         step=True,
+        cli=cli,
     )
 
 
@@ -168,6 +170,7 @@ COMMANDS: list[Command[Any]] = [
         pilot_gated=True,
         step=True,
         step_params=(ALLOW_REDIRECT,),
+        cli=Cli("goto", positional=("url",)),
     ),
     Command(
         "interact",
@@ -185,6 +188,7 @@ COMMANDS: list[Command[Any]] = [
         pilot_gated=True,
         capability="execute_js",
         approval="javascript",
+        cli=Cli("js", positional=("script",), show="result"),
     ),
     _page_action(
         "click",
@@ -198,6 +202,7 @@ COMMANDS: list[Command[Any]] = [
         "mouse events; `element_not_found` when nothing matches, `timeout` (with the reason) when it never becomes "
         "clickable. When the click starts a navigation (a submit button, a link) the answer comes once that page "
         "has loaded (`navigation.status` `loading` at the timeout), so the next read sees it.",
+        Cli("click", positional=("selector",)),
     ),
     _page_action(
         "fill",
@@ -207,6 +212,7 @@ COMMANDS: list[Command[Any]] = [
         "value",
         "{filled:true} (never echoes the value)",
         {"filled": True},
+        cli=Cli("fill", positional=("selector", "value")),
     ),
     _page_action(
         "type",
@@ -217,6 +223,7 @@ COMMANDS: list[Command[Any]] = [
         "{typed: N characters}",
         {"typed": 5},
         "Trusted key events, at the end of the field.",
+        Cli("type", positional=("selector", "text")),
     ),
     _page_action(
         "press",
@@ -228,6 +235,7 @@ COMMANDS: list[Command[Any]] = [
         {"pressed": "Enter"},
         "`Enter`, `Tab`, `Escape`, arrows, `Control+A`, …: trusted key events, so Enter submits forms; a "
         "navigation it starts is waited for as with click.",
+        Cli("press", positional=("key", "selector")),
     ),
     _page_action(
         "select",
@@ -237,6 +245,7 @@ COMMANDS: list[Command[Any]] = [
         "value",
         "{selected:[values]}",
         {"selected": ["hello"]},
+        cli=Cli("select", positional=("selector", "value")),
     ),
     Command(
         "interact",
@@ -250,5 +259,6 @@ COMMANDS: list[Command[Any]] = [
         ops=("dom.scroll",),
         pilot_gated=True,
         step=True,
+        cli=Cli("scroll", positional=("selector",)),
     ),
 ]

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tabpilot.engine.args import NoArgs, TabArgs, arg
-from tabpilot.engine.commands import Args, Command
+from tabpilot.engine.commands import Args, Cli, Command
 from tabpilot.engine.context import CommandContext
 from tabpilot.engine.errors import TabpilotError
 
@@ -95,6 +95,7 @@ COMMANDS = [
             "interactiveElements": 3,
         },
         ops=("page.info",),
+        cli=Cli("page"),
     ),
     Command(
         "observe",
@@ -123,6 +124,7 @@ COMMANDS = [
             "returnedCount": 1,
         },
         ops=("dom.query",),
+        cli=Cli("dom", positional=("selector",)),
     ),
     Command(
         "observe",
@@ -144,6 +146,7 @@ COMMANDS = [
             ]
         },
         ops=("tabs.list",),
+        cli=Cli("tabs", show="rows:tabs:tab_id,active,tracked,url,title"),
     ),
     Command(
         "observe",
@@ -158,6 +161,7 @@ COMMANDS = [
             "extension_connected": True,
             "browser": {"name": "Chromium", "version": "131.0", "managed": True},
         },
+        cli=Cli("pilot"),
     ),
     Command(
         "observe",
@@ -173,6 +177,7 @@ COMMANDS = [
             "steps_completed": 2,
             "steps_total": 5,
         },
+        cli=Cli("result", positional=("correlation_id",)),
     ),
     Command(
         "observe",

@@ -44,6 +44,8 @@ TAB_ID = _p("tab_id", "integer")
 TIMEOUT = _p("timeout_ms", "integer")
 SELECTOR = _p("selector", "string", required=True)
 REDACT = _p("redact", "array")
+READS = ("text", "html", "links", "forms", "markdown", "structured_data", "media", "styles")
+"""The reading helpers content/read.js answers (page.read's `what`)."""
 
 OPERATIONS: tuple[Operation, ...] = (
     Operation("page.info", (TAB_ID,), summary="the observe page object"),
@@ -125,6 +127,18 @@ OPERATIONS: tuple[Operation, ...] = (
         (_p("next_selector", "string", required=True), _p("rows_selector", "string"), TIMEOUT, TAB_ID),
         page_changing=True,
         summary="click next and wait for the rows to change",
+    ),
+    Operation(
+        "page.read",
+        (
+            _p("what", "string", required=True, enum=READS),
+            _p("selector", "string"),
+            _p("max_bytes", "integer"),
+            _p("properties", "array"),
+            REDACT,
+            TAB_ID,
+        ),
+        summary="a reading helper's answer (text, html, links, forms, markdown, ...)",
     ),
     Operation(
         "a11y.audit",

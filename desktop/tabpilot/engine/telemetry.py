@@ -14,7 +14,7 @@ from typing import Any, NotRequired, TypedDict
 from tabpilot.engine import scrubbing
 from tabpilot.engine.args import NoArgs, TabArgs, arg
 from tabpilot.engine.capture import BUFFER_SIZES, GATED, Kind, Match, Page, store_for
-from tabpilot.engine.commands import Command
+from tabpilot.engine.commands import Cli, Command
 from tabpilot.engine.context import CommandContext
 from tabpilot.engine.errors import TabpilotError, shown
 
@@ -234,6 +234,7 @@ def _listing(
         notes=f"Entries: {entries}. Newest first; pass the answer's `cursor` as `since_cursor` next time for exactly "
         "what came after (`more: true`: ask again; `evicted: true`: a buffer overflowed in between).",
         example_result={"tab_id": 12, "entries": [entry], "count": 1, "cursor": 42, "more": False, "buffered": 1},
+        cli=Cli(mode.replace("_", "-")),
     )
 
 
@@ -309,5 +310,6 @@ COMMANDS: list[Command[Any]] = [
         _clear_capture,
         returns=Cleared,
         example_result={"cleared": 120, "cursor": 42},
+        cli=Cli("clear-capture"),
     ),
 ]

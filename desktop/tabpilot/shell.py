@@ -1,0 +1,474 @@
+"""The shell CLI's per-mode subcommands (`tabpilot goto URL`, `tabpilot text [SEL]`, `tabpilot js EXPR`)
+and `tabpilot chain`, for agents that have a shell.
+
+Everything here comes from the command definitions, through desktop/tabpilot/cli_spec.json, which
+`python -m tabpilot.contract` generates from them (each command's `cli=Cli(...)`). Reading that file
+instead of importing the engine keeps a call light: no Qt, MCP SDK, Playwright or aiohttp, and none of
+the engine's modules (measured: importing the registry costs ~200 ms; the spec loads in well under 1).
+The app does the work: one HTTP request per call (`/api/v1/call`), one per chain (`/api/v1/chain`),
+through the same path as MCP calls — policy, approvals, activity.
+
+Exit codes: 0 done; 1 the command failed (stderr names the contract's error code); 2 bad usage;
+3 no app running.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from typing import Any, NoReturn
+
+EXIT_FAILED = 1
+EXIT_USAGE = 2
+EXIT_NOT_RUNNING = 3
+MAX_CHAIN = 50
+"""Commands in one chain, as the app accepts them (engine/chain.py says the same)."""
+BUILTIN = ("serve", "mcp", "status", "stop", "pair", "call", "secret", "pairings", "chain")
+"""Subcommands of cli.py itself: no command's CLI spec may take these names."""
+SPEC_FILE = os.path.join(os.path.dirname(__file__), "cli_spec.json")
+ATTACHMENTS = "_attachments"
+
+_spec: dict[str, Any] | None = None
+
+
+def spec() -> dict[str, Any]:
+    global _spec
+    if _spec is None:
+        with open(SPEC_FILE, encoding="utf-8") as f:
+            _spec = json.load(f)
+    return _spec
+
+
+def subcommands() -> dict[str, dict[str, Any]]:
+    found: dict[str, dict[str, Any]] = spec()["subcommands"]
+    return found
+
+
+class UsageError(Exception):
+    """Arguments a subcommand cannot take: exit 2, with its usage."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """Raises instead of exiting, so `chain` can say which of its commands is wrong."""
+
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(f"{self.format_usage().strip()}\n{self.prog}: error: {message}")
+
+
+# -- from a definition to a parser --------------------------------------------------------------------
+
+
+def _dest(name: str) -> str:
+    return "param_" + name
+
+
+def _value_type(param: dict[str, Any]) -> Any:
+    kind = param["type"]
+    if kind == "integer":
+        return int
+    if kind == "number":
+        return float
+    if kind in ("array", "object"):
+
+        def parse(text: str) -> Any:
+            if text.lstrip()[:1] in ("[", "{"):
+                try:
+                    return json.loads(text)
+                except ValueError as exc:
+                    raise argparse.ArgumentTypeError(f"not JSON: {exc}") from exc
+            if kind == "array":  # a comma-separated list of words
+                return [part.strip() for part in text.split(",") if part.strip()]
+            raise argparse.ArgumentTypeError("an object is given as JSON")
+
+        parse.__name__ = "JSON " + kind
+        return parse
+    return str
+
+
+def _help_of(param: dict[str, Any]) -> str:
+    text = str(param["doc"])
+    extra = []
+    if param.get("enum"):
+        extra.append("one of " + ", ".join(param["enum"]))
+    if param.get("default") not in (None, False) and "default" not in text:
+        extra.append(f"default {json.dumps(param['default'])}")
+    if param["type"] in ("array", "object"):
+        extra.append("JSON" + (" or a,b,c" if param["type"] == "array" else ""))
+    return text + (f" ({'; '.join(extra)})" if extra else "")
+
+
+def build_parser(name: str, entry: dict[str, Any], prog: str = "tabpilot") -> _Parser:
+    """`tabpilot NAME`'s parser: the positional parameters in order, every other one a --long option."""
+    formatter = argparse.RawDescriptionHelpFormatter
+    parser = _Parser(
+        prog=f"{prog} {name}",
+        description=description(entry),
+        epilog=epilog(entry),
+        formatter_class=formatter,
+    )
+    params = {p["name"]: p for p in entry["params"]}
+    short = entry.get("short", {})
+    for pname in entry["positional"]:
+        param = params[pname]
+        parser.add_argument(
+            _dest(pname),
+            metavar=pname.upper(),
+            nargs=None if param["required"] else "?",
+            type=_value_type(param),
+            choices=param.get("enum"),
+            help=_help_of(param),
+        )
+    for pname, param in params.items():
+        if pname in entry["positional"]:
+            continue
+        flags = [f"-{short[pname]}"] if pname in short else []
+        flags.append("--" + pname.replace("_", "-"))
+        if param["type"] == "boolean":
+            parser.add_argument(
+                *flags, dest=_dest(pname), action=argparse.BooleanOptionalAction, default=None, help=param["doc"]
+            )
+            continue
+        parser.add_argument(
+            *flags,
+            dest=_dest(pname),
+            metavar=pname.upper(),
+            type=_value_type(param),
+            choices=param.get("enum"),
+            required=param["required"],
+            help=_help_of(param),
+        )
+    if entry.get("save"):
+        parser.add_argument("path", metavar="PATH", nargs="?", help="where the file goes (default: in this folder)")
+    parser.add_argument("--json", action="store_true", help="print the result as JSON")
+    return parser
+
+
+def description(entry: dict[str, Any]) -> str:
+    summary = entry["summary"]
+    lines = [f"{summary[:1].upper()}{summary[1:]} ({entry['tool']} {entry['key']}={entry['mode']}; {entry['needs']})."]
+    if entry.get("notes"):
+        lines += ["", entry["notes"]]
+    return "\n".join(lines)
+
+
+def epilog(entry: dict[str, Any]) -> str:
+    return f"result: {entry['result']}\nexample: {entry['example']}" if entry.get("result") else ""
+
+
+def parse(name: str, argv: list[str]) -> tuple[dict[str, Any], argparse.Namespace]:
+    """A tool call's arguments from `tabpilot NAME ARGV...`; raises UsageError."""
+    entry = subcommands()[name]
+    parsed = build_parser(name, entry).parse_args(argv)
+    arguments: dict[str, Any] = {entry["key"]: entry["mode"]}
+    if entry.get("operation"):
+        arguments["operation"] = entry["operation"]
+    for param in entry["params"]:
+        value = getattr(parsed, _dest(param["name"]))
+        if value is not None:
+            arguments[param["name"]] = value
+    return arguments, parsed
+
+
+def command_line(name: str, entry: dict[str, Any], arguments: dict[str, Any]) -> str:
+    """How `arguments` (a call of the subcommand's mode) is written as `tabpilot NAME ...`."""
+    import shlex
+
+    words = ["tabpilot", name]
+    rest = {k: v for k, v in arguments.items() if k not in (entry["key"], "operation")}
+    for pname in entry["positional"]:
+        if pname not in rest:
+            break
+        words.append(_word(rest.pop(pname)))
+    for pname, value in rest.items():
+        flag = "--" + pname.replace("_", "-")
+        if value is True:
+            words.append(flag)
+        elif value is False:
+            words.append("--no-" + pname.replace("_", "-"))
+        else:
+            words += [flag, _word(value)]
+    return " ".join(shlex.quote(w) for w in words)
+
+
+def _word(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list) and value and all(isinstance(v, str) and v and "," not in v for v in value):
+        return ",".join(value)  # a list of words reads as a,b,c
+    return json.dumps(value, separators=(",", ":"))
+
+
+def usage_line(name: str, entry: dict[str, Any]) -> str:
+    """`goto URL`, `text [SELECTOR]`: a subcommand and its positional parameters."""
+    params = {p["name"]: p for p in entry["params"]}
+    words = [name]
+    for pname in entry["positional"]:
+        words.append(pname.upper() if params[pname]["required"] else f"[{pname.upper()}]")
+    if entry.get("save"):
+        words.append("[PATH]")
+    return " ".join(words)
+
+
+def listing() -> str:
+    """The subcommands for `tabpilot --help`: usage and summary, a line each."""
+    rows = [(usage_line(name, entry), entry["summary"]) for name, entry in subcommands().items()]
+    rows.append(("chain", "run a JSON list of commands from stdin in one request"))
+    width = max(len(u) for u, _ in rows)
+    lines = ["commands for agents, one per mode (`tabpilot NAME --help` says more):"]
+    lines += [f"  {u:<{width}}  {summary}" for u, summary in rows]
+    return "\n".join(lines)
+
+
+# -- rendering ----------------------------------------------------------------------------------------
+
+
+def render(entry: dict[str, Any], result: dict[str, Any]) -> str:
+    """The result as plain text: the field the subcommand shows, a line per row, or a readable outline."""
+    show = entry.get("show", "")
+    if show.startswith("rows:"):
+        _, field, keys = show.split(":", 2)
+        rows = result.get(field)
+        if isinstance(rows, list):
+            return "\n".join(_row(item, keys.split(",")) for item in rows)
+    elif show and show in result:
+        value = result[show]
+        return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    return outline(result)
+
+
+def _row(item: Any, keys: list[str]) -> str:
+    if not isinstance(item, dict):
+        return str(item)
+    cells = []
+    for key in keys:
+        value = item.get(key)
+        if isinstance(value, bool):
+            cells.append(key if value else "-")
+        else:
+            cells.append("" if value is None else " ".join(str(value).split()))
+    return "\t".join(cells)
+
+
+def outline(value: Any, indent: int = 0) -> str:
+    """A readable, YAML-like rendering: `key: value` lines, lists as `- ` items, nesting by indent."""
+    pad = "  " * indent
+    if isinstance(value, dict):
+        if not value:
+            return pad + "{}"
+        lines = []
+        for key, item in value.items():
+            if isinstance(item, dict | list) and item:
+                lines.append(f"{pad}{key}:")
+                lines.append(outline(item, indent + 1))
+            else:
+                lines.append(f"{pad}{key}: {_scalar(item, indent + 1)}")
+        return "\n".join(lines)
+    if isinstance(value, list):
+        if not value:
+            return pad + "[]"
+        lines = []
+        for item in value:
+            body = (
+                outline(item, indent + 1) if isinstance(item, dict | list) else pad + "  " + _scalar(item, indent + 1)
+            )
+            lines.append(pad + "- " + body.lstrip())
+        return "\n".join(lines)
+    return pad + _scalar(value, indent)
+
+
+def _scalar(value: Any, indent: int) -> str:
+    if isinstance(value, dict | list):
+        return "{}" if isinstance(value, dict) else "[]"
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str) and "\n" in value:
+        pad = "  " * indent
+        return "|\n" + "\n".join(pad + line for line in value.splitlines())
+    return str(value)
+
+
+# -- running ----------------------------------------------------------------------------------------
+
+
+def _target() -> Any:
+    from tabpilot import client
+    from tabpilot.paths import Paths
+
+    return client.find(Paths.resolve())
+
+
+def _post(path: str, body: dict[str, Any]) -> Any:
+    from tabpilot import client
+    from tabpilot.paths import Paths
+
+    answer = client.post_local(Paths.resolve(), path, body, timeout=600)
+    return answer if answer is not None else client.post(_target(), path, body, timeout=600)
+
+
+def _fail(name: str, error: Any) -> None:
+    if isinstance(error, dict):
+        code, message = error.get("error", "internal"), error.get("message", "")
+    else:
+        code, message = "internal", str(error)
+    print(f"tabpilot {name}: {code}: {message}", file=sys.stderr)
+
+
+def _deliver(name: str, entry: dict[str, Any], result: dict[str, Any], parsed: argparse.Namespace) -> int:
+    """Print (or save) one command's result; its exit code."""
+    attachments = result.pop(ATTACHMENTS, None)
+    if entry.get("save") and attachments:
+        result["path"] = _save(attachments[0], getattr(parsed, "path", None), entry["mode"])
+    if parsed.json:
+        print(json.dumps(result, ensure_ascii=False, indent=2))
+    elif entry.get("save") and "path" in result:
+        print(f"{result['path']} ({result.get('width')}x{result.get('height')}, {result.get('size_bytes')} bytes)")
+    else:
+        text = render(entry, result)
+        if text:
+            print(text)
+    if result.get("note"):
+        print(f"note: {result['note']}", file=sys.stderr)
+    if result.get("success") is False:  # a script that threw: the call worked, the command did not
+        print(f"tabpilot {name}: {result.get('error', 'failed')}", file=sys.stderr)
+        return EXIT_FAILED
+    return 0
+
+
+def _save(attachment: dict[str, Any], path: str | None, mode: str) -> str:
+    import base64
+    import time
+
+    ext = "jpg" if attachment.get("mime_type") == "image/jpeg" else "png"
+    target = path or f"{mode}-{time.strftime('%Y%m%d-%H%M%S')}.{ext}"
+    with open(target, "wb") as f:
+        f.write(base64.b64decode(attachment["data"]))
+    return os.path.abspath(target)
+
+
+def run(name: str, argv: list[str]) -> int:
+    """`tabpilot NAME ARGV...`: one call of NAME's mode against the running app."""
+    from tabpilot import client
+
+    entry = subcommands()[name]
+    try:
+        arguments, parsed = parse(name, argv)
+    except UsageError as exc:
+        print(exc, file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        reply = _post("/api/v1/call", {"tool": entry["tool"], "arguments": arguments, "agent": "cli"})
+    except client.NotRunning as exc:
+        print(str(exc), file=sys.stderr)
+        return EXIT_NOT_RUNNING
+    if not reply.get("ok"):
+        if parsed.json:
+            print(json.dumps(reply.get("error"), ensure_ascii=False, indent=2))
+        _fail(name, reply.get("error"))
+        return EXIT_FAILED
+    return _deliver(name, entry, reply["result"], parsed)
+
+
+# -- chain ------------------------------------------------------------------------------------------
+
+CHAIN_HELP = """\
+Runs a list of commands, read as JSON from stdin, in one request to the app, in order, stopping at the
+first that fails (or that waits on the person: an approval not answered in time). Each command is a
+list of words as you would type them after `tabpilot`:
+
+  echo '[["goto","https://example.com"],["click","a"],["text","h1"]]' | tabpilot chain
+
+Each goes through the app's usual path (pilot, approvals, activity). Every result is printed as its
+subcommand prints it, after a `==> goto https://example.com <==` header; --json prints
+{ok, results:[{ok, result | error}], completed, total}. Exit 1 when one failed (stderr names it), 2 when
+the list is not valid (nothing runs), 3 when no app runs. At most 50 commands.
+"""
+
+
+def _chain_parser() -> _Parser:
+    parser = _Parser(
+        prog="tabpilot chain", description=CHAIN_HELP, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--json", action="store_true", help="print the whole answer as JSON")
+    return parser
+
+
+def _chain_call(words: Any) -> tuple[str, dict[str, Any], dict[str, Any], argparse.Namespace]:
+    if not isinstance(words, list) or not words or not all(isinstance(w, str | int | float) for w in words):
+        raise UsageError(f'each command is a list of words, like ["click", "#go"]; got {json.dumps(words)[:100]}')
+    name, *rest = (str(w) for w in words)
+    if name == "call":
+        if not rest or len(rest) > 2:
+            raise UsageError('["call", TOOL, "JSON"] names a tool and its arguments')
+        try:
+            arguments = json.loads(rest[1]) if len(rest) > 1 else {}
+        except ValueError as exc:
+            raise UsageError(f"call {rest[0]}: the arguments are not JSON: {exc}") from exc
+        if rest[0] not in spec()["tools"] or not isinstance(arguments, dict):
+            raise UsageError(f"call: the tool is one of {', '.join(spec()['tools'])}, with a JSON object")
+        entry = {"tool": rest[0], "show": ""}
+        return rest[0], entry, {"tool": rest[0], "arguments": arguments}, argparse.Namespace(json=False)
+    if name not in subcommands():
+        raise UsageError(f"unknown command {name!r}; `tabpilot --help` lists them")
+    arguments, parsed = parse(name, rest)
+    entry = subcommands()[name]
+    return name, entry, {"tool": entry["tool"], "arguments": arguments}, parsed
+
+
+def chain(argv: list[str]) -> int:
+    """`tabpilot chain`: the JSON list on stdin, checked whole, then run by the app in one request."""
+    from tabpilot import client
+
+    try:
+        options = _chain_parser().parse_args(argv)
+    except UsageError as exc:
+        print(exc, file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        commands = json.loads(sys.stdin.read())
+    except ValueError as exc:
+        print(f"tabpilot chain: stdin is not JSON: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    if not isinstance(commands, list) or not commands or len(commands) > MAX_CHAIN:
+        print(f"tabpilot chain: stdin must be a JSON list of 1 to {MAX_CHAIN} commands", file=sys.stderr)
+        return EXIT_USAGE
+    planned = []
+    for n, words in enumerate(commands, 1):
+        try:
+            planned.append(_chain_call(words))
+        except UsageError as exc:
+            print(f"tabpilot chain: command {n}: {exc}", file=sys.stderr)
+            return EXIT_USAGE
+    try:
+        reply = _post("/api/v1/chain", {"calls": [call for _, _, call, _ in planned], "agent": "cli"})
+    except client.NotRunning as exc:
+        print(str(exc), file=sys.stderr)
+        return EXIT_NOT_RUNNING
+    if "results" not in reply:  # the app refused the request itself
+        _fail("chain", reply)
+        return EXIT_FAILED
+    if options.json:
+        for item in reply["results"]:
+            if item.get("ok"):
+                item["result"].pop(ATTACHMENTS, None)
+        print(json.dumps(reply, ensure_ascii=False, indent=2))
+        return 0 if reply.get("ok") else EXIT_FAILED
+    code = 0
+    for (name, entry, _, parsed), words, item in zip(planned, commands, reply["results"], strict=False):
+        print(f"==> {' '.join(str(w) for w in words)} <==")
+        if not item.get("ok"):
+            _fail(name, item.get("error"))
+            return EXIT_FAILED
+        code = _deliver(name, entry, item["result"], parsed) or code
+    if not reply.get("ok"):
+        stopped = reply["results"][-1].get("result", {}) if reply["results"] else {}
+        print(
+            f"tabpilot chain: stopped after command {reply.get('completed')} of {reply.get('total')}: "
+            f"it is {stopped.get('status', 'not finished')} (correlation_id {stopped.get('correlation_id')})",
+            file=sys.stderr,
+        )
+        return EXIT_FAILED
+    return code

@@ -1,0 +1,129 @@
+"""The shell CLI's subcommands come from the command definitions: each spec names real parameters, each
+example parses back into its call, results print as plain text, and a call imports nothing heavy."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tabpilot import contract, shell
+from tabpilot.engine.catalog import build_registry
+from tabpilot.engine.commands import AnyCommand, Cli, Registry
+from tabpilot.engine.help import example_arguments
+
+ROOT = Path(__file__).resolve().parents[2]
+WITH_CLI = [c for c in build_registry().all() if c.cli is not None]
+
+
+def test_every_cli_spec_names_real_parameters() -> None:
+    assert contract.cli_problems(build_registry()) == []
+
+
+def test_a_spec_naming_an_unknown_parameter_is_found() -> None:
+    registry = Registry()
+    for command in build_registry().all():
+        if command.name == "interact.click":
+            command = dataclasses.replace(command, cli=Cli("click", positional=("selectr",)))
+        elif command.name == "observe.page":
+            command = dataclasses.replace(command, cli=Cli("chain"))
+        registry.add(command)
+    problems = contract.cli_problems(registry)
+    assert "interact.click (tabpilot click): no parameter 'selectr'" in problems
+    assert any("observe.page (tabpilot chain): the name 'chain' is taken" in p for p in problems)
+    with pytest.raises(ValueError, match="selectr"):
+        contract.cli_spec(registry)
+
+
+def test_the_main_modes_have_their_subcommands() -> None:
+    names = shell.subcommands()
+    for name, mode in {
+        "goto": "navigate",
+        "text": "text",
+        "js": "execute_js",
+        "click": "click",
+        "fill": "fill",
+        "tabs": "tabs",
+        "screenshot": "screenshot",
+    }.items():
+        assert names[name]["mode"] == mode
+
+
+@pytest.mark.parametrize("command", WITH_CLI, ids=lambda c: c.name)
+def test_each_example_parses_back_into_its_call(command: AnyCommand) -> None:
+    assert command.cli is not None
+    entry = shell.subcommands()[command.cli.name]
+    words = shlex.split(entry["example"])
+    assert words[:2] == ["tabpilot", command.cli.name]
+    arguments, _ = shell.parse(command.cli.name, words[2:])
+    assert arguments == example_arguments(command)
+    command.validate({k: v for k, v in arguments.items() if k != entry["key"]})
+
+
+def test_positional_and_flag_arguments_become_the_call() -> None:
+    assert shell.parse("fill", ["#q", "hello world", "--timeout-ms", "500"])[0] == {
+        "action": "fill",
+        "selector": "#q",
+        "value": "hello world",
+        "timeout_ms": 500,
+    }
+    assert shell.parse("text", [])[0] == {"what": "text"}
+    assert shell.parse("screenshot", ["-f", "shot.png"])[0] == {"type": "screenshot", "full_page": True}
+    assert shell.parse("styles", ["h1", "--properties", "color,font-size"])[0]["properties"] == ["color", "font-size"]
+    with pytest.raises(shell.UsageError, match="SELECTOR"):
+        shell.parse("click", [])
+    with pytest.raises(shell.UsageError, match="invalid int"):
+        shell.parse("track", ["twelve"])
+
+
+def test_the_help_of_a_subcommand_comes_from_its_definition() -> None:
+    text = shell.build_parser("click", shell.subcommands()["click"]).format_help()
+    assert "usage: tabpilot click" in text and "SELECTOR" in text
+    assert "(interact action=click; pilot + approval)" in text
+    assert "CSS selector (first match)" in text
+    assert "example: tabpilot click '#search'" in text
+
+
+def test_results_print_as_plain_text() -> None:
+    subs = shell.subcommands()
+    assert shell.render(subs["text"], {"url": "u", "text": "line one\nline two"}) == "line one\nline two"
+    assert shell.render(subs["js"], {"success": True, "result": {"a": 1}}) == '{"a": 1}'
+    tabs = {"tabs": [{"tab_id": 3, "active": True, "tracked": False, "url": "https://a.test/", "title": "A  page"}]}
+    assert shell.render(subs["tabs"], tabs) == "3\tactive\t-\thttps://a.test/\tA page"
+    assert shell.render(subs["goto"], {"status": "complete", "url": "https://a.test/", "title": "A"}) == (
+        "status: complete\nurl: https://a.test/\ntitle: A"
+    )
+    assert shell.outline({"forms": [{"id": "f", "fields": [{"name": "q"}]}], "count": 1}) == (
+        "forms:\n  - id: f\n    fields:\n      - name: q\ncount: 1"
+    )
+
+
+LIGHT = (
+    "import sys\n"
+    "from tabpilot.cli import main\n"
+    "code = main(sys.argv[1:])\n"
+    "heavy = sorted({m.split('.')[0] for m in sys.modules if m.split('.')[0] in "
+    "('PySide6', 'mcp', 'playwright', 'aiohttp', 'keyring', 'qasync')} | "
+    "{m for m in sys.modules if m.startswith('tabpilot.engine')})\n"
+    "print(code, ','.join(heavy) or 'LIGHT')\n"
+)
+
+
+@pytest.mark.parametrize("argv", [["js", "1+1"], ["text", "h1"], ["call", "observe", '{"what":"page"}']])
+def test_a_call_from_the_shell_imports_nothing_heavy(tmp_path: Path, argv: list[str]) -> None:
+    """No app runs in this home, so the call goes as far as looking for one (exit 3)."""
+    env = {"TABPILOT_HOME": str(tmp_path), "PYTHONPATH": str(ROOT / "desktop"), "PATH": "/usr/bin:/bin"}
+    done = subprocess.run(
+        [sys.executable, "-c", LIGHT, *argv], capture_output=True, text=True, env=env, timeout=60, check=True
+    )
+    assert done.stdout.split() == ["3", "LIGHT"], done.stdout + done.stderr
+    assert "not running" in done.stderr
+
+
+def test_the_generated_spec_is_the_one_checked_in() -> None:
+    assert json.loads((ROOT / contract.CLI_SPEC).read_text(encoding="utf-8")) == contract.cli_spec()
