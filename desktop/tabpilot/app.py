@@ -32,6 +32,7 @@ from tabpilot.resources import extension_origin, page_library
 from tabpilot.storage import statefile
 from tabpilot.storage.lock import InstanceLock
 from tabpilot.storage.settings import Settings
+from tabpilot.storage.state_store import EncryptedStates
 from tabpilot.storage.workflow_store import DiskWorkflowStore
 from tabpilot.vault.store import open_vault
 
@@ -97,12 +98,14 @@ class App:
             ),
             secrets=self.secrets,
             workflows=self.workflows,
+            states=EncryptedStates(paths.states_dir, self.vault.state_key),
         )
         pilot = self.engine.pilot
         pilot.ai_web_pilot = bool(options.pilot)
         self._capabilities = self.vault.document("capabilities")
         self.capture = store_for(self.engine)  # the pages' console, errors, network, WebSockets
         self.link.on_event(self.capture.on_link_event)
+        self.link.on_event(self.engine.tab_owners.on_browser_event)
         self.token = ""
         self.bridge: BridgeServer | None = None
         self.mcp: McpEndpoint | None = None
@@ -164,6 +167,7 @@ class App:
         self.link.subscribe(self.engine.set_browser_connected)
         self.link.subscribe(self._link_changed)
         self.engine.pilot.subscribe(lambda _p: self._spawn(self._push_state()))
+        self.engine.tab_owners.subscribe(lambda: self._spawn(self._push_state()))
         self.engine.activity.subscribe(_log_finished)
         statefile.write(
             self.paths.state_file,
@@ -257,9 +261,14 @@ class App:
 
     # -- what the bridge and the UI ask ---------------------------------------------------------------
 
-    async def api_call(self, tool: str, arguments: dict[str, Any], agent: str) -> dict[str, Any]:
+    async def api_call(
+        self, tool: str, arguments: dict[str, Any], agent: str, session: str | None = None
+    ) -> dict[str, Any]:
+        """A call over the HTTP API (the CLI): its tabs belong to `agent` (one `cli` per user), or to
+        `agent:session` when the caller names a session (`TABPILOT_SESSION`)."""
+        key = f"{agent}:{session}" if session else agent
         try:
-            return {"ok": True, "result": await self.engine.call(tool, arguments, agent=agent)}
+            return {"ok": True, "result": await self.engine.call(tool, arguments, agent=agent, session=key)}
         except TabpilotError as exc:
             return {"ok": False, "error": exc.envelope()}
 
@@ -451,7 +460,8 @@ class App:
         self._linked_pairs = now
 
     def _link_state(self) -> dict[str, Any]:
-        return self.engine.pilot.snapshot()
+        """What the extension's popup shows: the pilot, and the agents one can hand a tab to."""
+        return {**self.engine.pilot.snapshot(), **self.engine.tab_owners.view()}
 
     async def _push_state(self) -> None:
         await self.link.send({"type": "state", "state": self._link_state()})

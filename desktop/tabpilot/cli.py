@@ -375,7 +375,8 @@ def _call(paths: Paths, args: argparse.Namespace) -> int:
             target,
             "POST",
             "/api/v1/call",
-            {"tool": args.tool, "arguments": arguments, "agent": "cli"},
+            # TABPILOT_SESSION: tabs this shell opens are its own, apart from other shells' (default: one `cli`).
+            {"tool": args.tool, "arguments": arguments, "agent": "cli", "session": os.environ.get("TABPILOT_SESSION")},
             timeout=600,
         )
     except client.NotRunning as exc:

@@ -58,7 +58,7 @@ class BridgeAuth(Protocol):
 class BridgeHooks:
     """What the composition root plugs in: the engine-facing API and who may be the browser."""
 
-    api_call: Callable[[str, dict[str, Any], str], Awaitable[dict[str, Any]]]
+    api_call: Callable[[str, dict[str, Any], str, str | None], Awaitable[dict[str, Any]]]
     status: Callable[[], dict[str, Any]]
     stop: Callable[[], None]
     auth: BridgeAuth
@@ -190,7 +190,12 @@ class BridgeServer:
         agent = body.get("agent")
         if not isinstance(agent, str) or not agent:
             agent = "cli"
-        return web.json_response(await self.hooks.api_call(body["tool"], arguments, agent))
+        # Whose tabs the call may act on: one identity per agent name, or per named session.
+        session = body.get("session")
+        if not isinstance(session, str) or not session:
+            session = None
+        answer = await self.hooks.api_call(body["tool"], arguments, agent[:80], session and session[:80])
+        return web.json_response(answer)
 
     async def _stop(self, request: web.Request) -> web.StreamResponse:
         asyncio.get_running_loop().call_soon(self.hooks.stop)
