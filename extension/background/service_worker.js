@@ -51,7 +51,8 @@ ext.runtime.onMessage.addListener((msg, sender, reply) => {
   else if (msg.popup === "forget") connection.forgetPairing().then(() => reply(connection.snapshot()));
   else if (msg.popup === "hand-tab") {
     // The person hands the tab they are looking at to an agent (`to`: its session), or takes it back (null).
-    if (sender.tab || !Number.isInteger(msg.tab_id)) return false;
+    // Only from the popup's own page, never from a content script in a web page.
+    if (!sender.url?.startsWith(ext.runtime.getURL("popup/")) || !Number.isInteger(msg.tab_id)) return false;
     connection.send({ type: "event", name: "hand_tab", data: { tab_id: msg.tab_id, to: typeof msg.to === "string" ? msg.to : null } });
     reply(connection.snapshot());
   }

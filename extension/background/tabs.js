@@ -81,6 +81,10 @@ export async function openTab(params, load) {
   const tab = await ext.tabs.create({ url: "about:blank", active: true });
   if (tab.id === undefined) throw new TPError(Codes.INTERNAL, "The browser did not open a tab.");
   if (params.url === "about:blank") return { tab_id: tab.id, url: "about:blank", title: "" };
+  // The new tab's own about:blank load must be over first, or its events would end the wait for ours.
+  for (let waited = 0; (await getTab(tab.id)).status === "loading" && waited < 2000; waited += 10) {
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
   try {
     const loaded = await load(tab, params);
     return { tab_id: tab.id, url: loaded.url, title: loaded.title };
