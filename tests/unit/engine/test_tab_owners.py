@@ -152,3 +152,12 @@ def test_a_session_that_ends_gives_its_tabs_back() -> None:
     owners.claim(2, Session("A", "bot"))
     owners.ended("A")
     assert owners.owned() == {} and owners.sessions() == [] and len(changes) == 3
+
+
+async def test_an_agent_cannot_track_another_agents_tab(make_engine: EngineFactory, browser: FakeBrowser) -> None:
+    engine = make_engine()
+    _opens(browser, 22)
+    await engine.call("interact", {"action": "new_tab"}, session="B")
+    assert (await _refused(engine, "configure", {"action": "track_tab", "tab_id": 22}, "A")).code == "tab_not_owned"
+    await engine.call("configure", {"action": "track_tab", "tab_id": 22}, session="B")
+    assert browser.calls[-1].op == "tabs.track"
