@@ -10,6 +10,8 @@ file Tabpilot wrote.
 
 from __future__ import annotations
 
+import asyncio
+import json
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +22,7 @@ from tabpilot.resources import extension_id
 from tests.e2e.conftest import E2E
 from tests.gui.xserver import SCREENSHOTS
 from tests.support.mcp_stdio import StdioMcp
+from tests.support.processes import env_for, tabpilot
 from tests.support.site import FixtureSite
 from tests.support.waiting import until
 
@@ -239,3 +242,35 @@ async def test_a_login_is_saved_wiped_and_restored_and_no_value_is_written_in_cl
         await agent.ok("interact", {"action": "close_tab", "tab_id": opened["tab_id"]})
     finally:
         await agent.close()
+
+
+async def test_shells_share_one_cli_identity_unless_they_name_a_session(
+    e2e_app: App, e2e_home: Path, site: FixtureSite, pilot_on: None
+) -> None:
+    def call(session: str | None, tool: str, args: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+        env = env_for(e2e_home, **({"TABPILOT_SESSION": session} if session else {}))
+        done = tabpilot(e2e_home, "call", tool, json.dumps(args), env=env)
+        return done.returncode, json.loads(done.stdout)
+
+    code, opened = await asyncio.to_thread(
+        call, "one", "interact", {"action": "new_tab", "url": site.url("/actions.html?shell=one")}
+    )
+    assert code == 0, opened
+    tab_id = opened["tab_id"]
+    try:
+        owner = e2e_app.engine.tab_owners.owner(tab_id)
+        assert owner is not None and owner.key == "cli:one"
+        # Another shell's session may read the tab but not act on it.
+        code, refused = await asyncio.to_thread(
+            call, "two", "interact", {"action": "click", "selector": "#change", "tab_id": tab_id}
+        )
+        assert code == 1 and refused["error"] == "tab_not_owned", refused
+        code, read = await asyncio.to_thread(call, "two", "observe", {"what": "page", "tab_id": tab_id})
+        assert code == 0 and read["url"].endswith("shell=one")
+        # The same session in a later shell acts there by default.
+        code, clicked = await asyncio.to_thread(call, "one", "interact", {"action": "click", "selector": "#change"})
+        assert code == 0 and clicked["clicked"] is True
+        assert await _page_of(e2e_app, site.url("/actions.html?shell=one")).text_content("#change") == "Clicked"
+    finally:
+        code, closed = await asyncio.to_thread(call, "one", "interact", {"action": "close_tab", "tab_id": tab_id})
+        assert code == 0, closed
