@@ -36,6 +36,9 @@ CALL_HELP = """\
 One tool call from a shell, against the running app: prints the result as JSON and exits 0; an error
 result is printed and exits 1; arguments that are not JSON exit 2; no app running exits 3.
 
+Tabs: every shell of yours is one agent, `cli`, which owns the tabs it opens (interact new_tab); set
+TABPILOT_SESSION=NAME to be an agent of your own (`cli:NAME`), whose tabs other sessions cannot act on.
+
 """
 
 SECRET_HELP = """\
