@@ -24,8 +24,8 @@ export default [
   },
   {
     // background/ functions that executeScript runs in the page (a11y.js runAxe, crop.js boxOf,
-    // serialize.js toJsonSafe) use the page's globals.
-    files: ["background/a11y.js", "background/crop.js", "background/serialize.js"],
+    // serialize.js toJsonSafe, state.js readStorages/writeStorages) use the page's globals.
+    files: ["background/a11y.js", "background/crop.js", "background/serialize.js", "background/state.js"],
     languageOptions: { globals: globals.browser },
   },
   {

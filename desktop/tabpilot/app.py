@@ -34,6 +34,7 @@ from tabpilot.resources import extension_origin, page_library
 from tabpilot.storage import statefile
 from tabpilot.storage.lock import InstanceLock
 from tabpilot.storage.settings import Settings
+from tabpilot.storage.state_store import EncryptedStates
 from tabpilot.storage.workflow_store import DiskWorkflowStore
 from tabpilot.vault.store import open_vault
 
@@ -99,12 +100,14 @@ class App:
             ),
             secrets=self.secrets,
             workflows=self.workflows,
+            states=EncryptedStates(paths.states_dir, self.vault.state_key),
         )
         pilot = self.engine.pilot
         pilot.ai_web_pilot = bool(options.pilot)
         self._capabilities = self.vault.document("capabilities")
         self.capture = store_for(self.engine)  # the pages' console, errors, network, WebSockets
         self.link.on_event(self.capture.on_link_event)
+        self.link.on_event(self.engine.tab_owners.on_browser_event)
         self.token = ""
         self.bridge: BridgeServer | None = None
         self.mcp: McpEndpoint | None = None
@@ -168,6 +171,7 @@ class App:
         self.link.subscribe(self.engine.set_browser_connected)
         self.link.subscribe(self._link_changed)
         self.engine.pilot.subscribe(lambda _p: self._spawn(self._push_state()))
+        self.engine.tab_owners.subscribe(lambda: self._spawn(self._push_state()))
         self.engine.activity.subscribe(_log_finished)
         statefile.write(
             self.paths.state_file,
@@ -268,13 +272,18 @@ class App:
 
     # -- what the bridge and the UI ask ---------------------------------------------------------------
 
-    async def api_call(self, tool: str, arguments: dict[str, Any], agent: str) -> dict[str, Any]:
+    async def api_call(
+        self, tool: str, arguments: dict[str, Any], agent: str, session: str | None = None
+    ) -> dict[str, Any]:
+        """A call over the HTTP API or the local socket (the CLI): its tabs belong to `agent` (one `cli` per
+        user), or to `agent:session` when the caller names a session (`TABPILOT_SESSION`)."""
+        key = _session_key(agent, session)
         try:
-            return {"ok": True, "result": await self.engine.call(tool, arguments, agent=agent)}
+            return {"ok": True, "result": await self.engine.call(tool, arguments, agent=agent, session=key)}
         except TabpilotError as exc:
             return {"ok": False, "error": exc.envelope()}
 
-    async def api_chain(self, body: Any, agent: str) -> dict[str, Any]:
+    async def api_chain(self, body: Any, agent: str, session: str | None = None) -> dict[str, Any]:
         """`tabpilot chain`: its calls in order, each through the engine as if it came alone."""
         from tabpilot.engine.chain import parse_calls, run_chain
 
@@ -282,7 +291,7 @@ class App:
             calls = parse_calls(body)
         except TabpilotError as exc:
             return exc.envelope()
-        return await run_chain(self.engine, calls, agent)
+        return await run_chain(self.engine, calls, agent, _session_key(agent, session))
 
     def status(self) -> dict[str, Any]:
         assert self.bridge is not None
@@ -472,7 +481,8 @@ class App:
         self._linked_pairs = now
 
     def _link_state(self) -> dict[str, Any]:
-        return self.engine.pilot.snapshot()
+        """What the extension's popup shows: the pilot, and the agents one can hand a tab to."""
+        return {**self.engine.pilot.snapshot(), **self.engine.tab_owners.view()}
 
     async def _push_state(self) -> None:
         await self.link.send({"type": "state", "state": self._link_state()})
@@ -513,3 +523,8 @@ def _log_finished(event: ActivityEvent) -> None:
             event.duration_ms or 0,
             event.correlation_id,
         )
+
+
+def _session_key(agent: str, session: str | None) -> str:
+    """Whose tabs a shell's calls act on: one `cli` identity per user, or one per named session."""
+    return f"{agent}:{session}" if session else agent

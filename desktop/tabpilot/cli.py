@@ -37,6 +37,9 @@ CALL_HELP = """\
 One tool call from a shell, against the running app: prints the result as JSON and exits 0; an error
 result is printed and exits 1; arguments that are not JSON exit 2; no app running exits 3.
 
+Tabs: every shell of yours is one agent, `cli`, which owns the tabs it opens (interact new_tab); set
+TABPILOT_SESSION=NAME to be an agent of your own (`cli:NAME`), whose tabs other sessions cannot act on.
+
 """
 
 SECRET_HELP = """\
@@ -389,7 +392,8 @@ def _call(paths: Paths, args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"tabpilot call: the arguments are not JSON: {exc}", file=sys.stderr)
         return 2
-    body = {"tool": args.tool, "arguments": arguments, "agent": "cli"}
+    # TABPILOT_SESSION: tabs this shell opens are its own, apart from other shells' (default: one `cli`).
+    body = {"tool": args.tool, "arguments": arguments, "agent": "cli", "session": os.environ.get("TABPILOT_SESSION")}
     try:
         reply = client.post_local(paths, "/api/v1/call", body, timeout=600)
         if reply is None:

@@ -63,6 +63,11 @@ class Paths:
         return self.data_dir / "workflows"
 
     @property
+    def states_dir(self) -> Path:
+        """Saved browser states (configure save_state), encrypted."""
+        return self.data_dir / "states"
+
+    @property
     def runs_dir(self) -> Path:
         return self.data_dir / "runs"
 

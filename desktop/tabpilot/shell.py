@@ -301,6 +301,11 @@ def _target() -> Any:
     return client.find(Paths.resolve())
 
 
+def _caller() -> dict[str, Any]:
+    """Who calls: the `cli` agent, in its own session when TABPILOT_SESSION names one (its own tabs)."""
+    return {"agent": "cli", "session": os.environ.get("TABPILOT_SESSION")}
+
+
 def _post(path: str, body: dict[str, Any]) -> Any:
     from tabpilot import client
     from tabpilot.paths import Paths
@@ -360,7 +365,7 @@ def run(name: str, argv: list[str]) -> int:
         print(exc, file=sys.stderr)
         return EXIT_USAGE
     try:
-        reply = _post("/api/v1/call", {"tool": entry["tool"], "arguments": arguments, "agent": "cli"})
+        reply = _post("/api/v1/call", {"tool": entry["tool"], "arguments": arguments, **_caller()})
     except client.NotRunning as exc:
         print(str(exc), file=sys.stderr)
         return EXIT_NOT_RUNNING
@@ -443,7 +448,7 @@ def chain(argv: list[str]) -> int:
             print(f"tabpilot chain: command {n}: {exc}", file=sys.stderr)
             return EXIT_USAGE
     try:
-        reply = _post("/api/v1/chain", {"calls": [call for _, _, call, _ in planned], "agent": "cli"})
+        reply = _post("/api/v1/chain", {"calls": [call for _, _, call, _ in planned], **_caller()})
     except client.NotRunning as exc:
         print(str(exc), file=sys.stderr)
         return EXIT_NOT_RUNNING

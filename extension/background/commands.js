@@ -12,7 +12,8 @@ import { OPERATIONS } from "./operations.js";
 import { checkParams } from "./params.js";
 import { Codes, TPError } from "./protocol.js";
 import { extract, nextPage } from "./scrape.js";
-import { assertReadable, getTab, listTabs, setTracked, targetTab } from "./tabs.js";
+import { loadState, saveState } from "./state.js";
+import { activateTab, assertReadable, closeTab, getTab, listTabs, openTab, setTracked, targetTab } from "./tabs.js";
 import { budget, inPage, requireString, waitForState } from "./waiting.js";
 
 async function screenshot(tab, { format = "png", quality = 80, full_page: fullPage = false }) {
@@ -99,6 +100,11 @@ export const OPS = {
   "tab.screenshot": async (p) => screenshot(await targetTab(p), p),
   "tab.crop": async (p) => crop(await targetTab(p), p),
   "tabs.resolve": resolveTab,
+  "tabs.open": (p) => openTab(p, navigate),
+  "tabs.activate": activateTab,
+  "tabs.close": closeTab,
+  "state.save": async (p) => saveState(await targetTab(p)),
+  "state.load": async (p) => loadState(await targetTab(p), p),
   "dom.count": elementOp("dom.count", (p) => ({ selector: requireString(p, "selector") })),
   "dom.wait": onPage(waitForState),
   "dom.click": onPage(click),

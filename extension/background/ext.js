@@ -30,6 +30,10 @@ export const tabs = {
   query: (query) => chrome.tabs.query(query),
   /** @param {number} tabId @param {chrome.tabs.UpdateProperties} changes */
   update: (tabId, changes) => chrome.tabs.update(tabId, changes),
+  /** @param {chrome.tabs.CreateProperties} properties @returns {Promise<chrome.tabs.Tab>} */
+  create: (properties) => chrome.tabs.create(properties),
+  /** @param {number} tabId @returns {Promise<void>} */
+  remove: (tabId) => chrome.tabs.remove(tabId),
   /** @param {number} windowId @param {chrome.extensionTypes.ImageDetails} options @returns {Promise<string>} */
   captureVisibleTab: (windowId, options) => chrome.tabs.captureVisibleTab(windowId, options),
   get onActivated() {
@@ -68,6 +72,20 @@ export const devtools = {
   get onDetach() {
     return chrome.debugger.onDetach;
   },
+};
+
+export const windows = {
+  /** @param {number} windowId @param {chrome.windows.UpdateInfo} changes */
+  update: (windowId, changes) => chrome.windows.update(windowId, changes),
+};
+
+export const cookies = {
+  /** @param {chrome.cookies.GetAllDetails} details @returns {Promise<chrome.cookies.Cookie[]>} */
+  getAll: (details) => chrome.cookies.getAll(details),
+  /** @param {chrome.cookies.SetDetails} details */
+  set: (details) => chrome.cookies.set(details),
+  /** @param {chrome.cookies.CookieDetails} details */
+  remove: (details) => chrome.cookies.remove(details),
 };
 
 export const storage = {

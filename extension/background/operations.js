@@ -11,6 +11,11 @@
 /** @typedef {{}} TabsListParams every tab */
 /** @typedef {{tab_id?: number, clear?: boolean}} TabsTrackParams pin the tab commands go to */
 /** @typedef {{tab_id?: number}} TabsResolveParams the tab a command would go to */
+/** @typedef {{url: string, wait_until?: string, timeout_ms?: number}} TabsOpenParams open a tab in front and load a URL in it */
+/** @typedef {{tab_id: number}} TabsActivateParams bring a tab to front */
+/** @typedef {{tab_id: number}} TabsCloseParams close a tab */
+/** @typedef {{tab_id?: number}} StateSaveParams the cookies, storages and URL of the tab's page */
+/** @typedef {{state: object, navigate?: boolean, timeout_ms?: number, tab_id?: number}} StateLoadParams clear and restore cookies and storages, then load the saved URL */
 /** @typedef {{url: string, wait_until?: string, timeout_ms?: number, tab_id?: number}} TabNavigateParams load a URL in the tab */
 /** @typedef {{script: string, timeout_ms?: number, tab_id?: number}} JsExecuteParams run JS */
 /** @typedef {{format?: string, quality?: number, full_page?: boolean, tab_id?: number}} TabScreenshotParams a picture of the tab */
@@ -62,6 +67,41 @@ export const OPERATIONS = Object.freeze({
   "tabs.resolve": {
     pageChanging: false,
     params: {
+      tab_id: {"type": ["integer"], "required": false},
+    },
+  },
+  "tabs.open": {
+    pageChanging: true,
+    params: {
+      url: {"type": ["string"], "required": true},
+      wait_until: {"type": ["string"], "required": false, "enum": ["load", "domcontentloaded", "networkidle"]},
+      timeout_ms: {"type": ["integer"], "required": false},
+    },
+  },
+  "tabs.activate": {
+    pageChanging: false,
+    params: {
+      tab_id: {"type": ["integer"], "required": true},
+    },
+  },
+  "tabs.close": {
+    pageChanging: true,
+    params: {
+      tab_id: {"type": ["integer"], "required": true},
+    },
+  },
+  "state.save": {
+    pageChanging: false,
+    params: {
+      tab_id: {"type": ["integer"], "required": false},
+    },
+  },
+  "state.load": {
+    pageChanging: true,
+    params: {
+      state: {"type": ["object"], "required": true},
+      navigate: {"type": ["boolean"], "required": false},
+      timeout_ms: {"type": ["integer"], "required": false},
       tab_id: {"type": ["integer"], "required": false},
     },
   },
@@ -210,4 +250,4 @@ export const OPERATIONS = Object.freeze({
 });
 
 /** Operations that change a page: refused while the app says the pilot is off. */
-export const PAGE_CHANGING_OPS = new Set(["tab.navigate", "js.execute", "dom.click", "dom.fill", "dom.type", "dom.press", "dom.select", "scrape.next_page"]);
+export const PAGE_CHANGING_OPS = new Set(["tabs.open", "tabs.close", "state.load", "tab.navigate", "js.execute", "dom.click", "dom.fill", "dom.type", "dom.press", "dom.select", "scrape.next_page"]);

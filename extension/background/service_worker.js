@@ -31,6 +31,8 @@ async function reportActivePage() {
   if (tab) connection.send({ type: "event", name: "page", data: { tab_id: tab.id, url: tab.url ?? "", title: tab.title ?? "" } });
 }
 ext.tabs.onActivated.addListener(reportActivePage);
+// The app keeps which agent owns which tab; the browser is the one that knows a tab is gone.
+ext.tabs.onRemoved.addListener((tabId) => connection.send({ type: "event", name: "tab_closed", data: { tab_id: tabId } }));
 ext.tabs.onUpdated.addListener((_id, change, tab) => {
   if (tab.active && (change.url || change.title)) reportActivePage();
 });
@@ -47,6 +49,13 @@ ext.runtime.onMessage.addListener((msg, sender, reply) => {
   } else if (msg.popup === "reconnect") connection.reconnect().then(() => reply(connection.snapshot()));
   else if (msg.popup === "pair") connection.pairWith(msg.code).then(() => reply(connection.snapshot()));
   else if (msg.popup === "forget") connection.forgetPairing().then(() => reply(connection.snapshot()));
+  else if (msg.popup === "hand-tab") {
+    // The person hands the tab they are looking at to an agent (`to`: its session), or takes it back (null).
+    // Only from the popup's own page, never from a content script in a web page.
+    if (!sender.url?.startsWith(ext.runtime.getURL("popup/")) || !Number.isInteger(msg.tab_id)) return false;
+    connection.send({ type: "event", name: "hand_tab", data: { tab_id: msg.tab_id, to: typeof msg.to === "string" ? msg.to : null } });
+    reply(connection.snapshot());
+  }
   return true;
 });
 

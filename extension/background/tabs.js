@@ -75,3 +75,38 @@ export function watchTrackedTab() {
     if ((await trackedTabId()) === tabId) await setTracked(null);
   });
 }
+
+/** tabs.open: a new tab in front, in the last focused window, loading `url` (the agent's own tab). */
+export async function openTab(params, load) {
+  const tab = await ext.tabs.create({ url: "about:blank", active: true });
+  if (tab.id === undefined) throw new TPError(Codes.INTERNAL, "The browser did not open a tab.");
+  if (params.url === "about:blank") return { tab_id: tab.id, url: "about:blank", title: "" };
+  // The new tab's own about:blank load must be over first, or its events would end the wait for ours.
+  for (let waited = 0; (await getTab(tab.id)).status === "loading" && waited < 2000; waited += 10) {
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  try {
+    const loaded = await load(tab, params);
+    return { tab_id: tab.id, url: loaded.url, title: loaded.title };
+  } catch (err) {
+    // The tab stays (the agent owns it and may retry or close it); the error says which one it is.
+    if (err instanceof TPError) err.details = { ...(err.details ?? {}), tab_id: tab.id };
+    throw err;
+  }
+}
+
+/** tabs.activate: the tab in front of its window, and that window focused. */
+export async function activateTab(params) {
+  const tab = await getTab(params.tab_id);
+  await ext.tabs.update(tab.id, { active: true });
+  await ext.windows.update(tab.windowId, { focused: true }).catch(() => {});
+  const now = await getTab(tab.id);
+  return { tab_id: now.id, url: now.url ?? "", title: now.title ?? "" };
+}
+
+/** tabs.close */
+export async function closeTab(params) {
+  const tab = await getTab(params.tab_id);
+  await ext.tabs.remove(tab.id);
+  return { tab_id: tab.id };
+}

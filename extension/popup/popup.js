@@ -1,6 +1,6 @@
 // @ts-check
-// The popup shows the link and the pilot state read-only; only the port can be changed here.
-// Capability labels come from the app's definitions (capabilities.js is generated).
+// The popup shows the link and the pilot state read-only; only the port (and who works in this tab) can be
+// changed here. Capability labels come from the app's definitions (capabilities.js is generated).
 import { CAPABILITIES } from "../background/capabilities.js";
 const $ = (id) => document.getElementById(id);
 /** The popup's text fields (popup.html). */
@@ -47,7 +47,48 @@ function render(s) {
   $("pairhelp").hidden = $("pairform").hidden;
   $("forget").hidden = s.managed || !s.paired;
   if (document.activeElement !== $("port") && s.port) field("port").value = s.port;
+  renderHandoff(connected, s.appState ?? {});
 }
+
+// Each agent works in its own tabs; the person can hand the tab they look at to one of the agents
+// connected now (or take it back). The app keeps who owns what; the browser only says which tab.
+/** @type {number | null} */
+let thisTab = null;
+
+function renderHandoff(connected, appState) {
+  const agents = Array.isArray(appState.agents) ? appState.agents : [];
+  const owners = Array.isArray(appState.owners) ? appState.owners : [];
+  $("handform").hidden = !connected || thisTab === null || agents.length === 0;
+  const owner = owners.find((o) => o.tab_id === thisTab);
+  $("owner").textContent = owner ? `Agent ${owner.label} works in this tab.` : "Yours: no agent owns this tab.";
+  const select = /** @type {HTMLSelectElement} */ ($("handto"));
+  if (document.activeElement === select) return;
+  const choices = [{ session: "", label: "nobody (keep it yours)" }, ...agents];
+  select.replaceChildren(
+    ...choices.map((a) => {
+      const option = document.createElement("option");
+      option.value = a.session;
+      option.textContent = a.label;
+      return option;
+    }),
+  );
+  select.value = owner?.session ?? "";
+}
+
+async function findThisTab() {
+  // Opened as a page (popup.html?tab=N) it is about tab N; as the toolbar popup, about the tab in front.
+  const named = Number(new URLSearchParams(location.search).get("tab"));
+  if (Number.isInteger(named) && named > 0) return named;
+  const [tab] = await chrome.tabs.query({ active: true, currentWindow: true });
+  return tab?.id ?? null;
+}
+
+$("handform").addEventListener("submit", async (ev) => {
+  ev.preventDefault();
+  if (thisTab === null) return;
+  const to = /** @type {HTMLSelectElement} */ ($("handto")).value || null;
+  render(await chrome.runtime.sendMessage({ popup: "hand-tab", tab_id: thisTab, to }));
+});
 
 async function refresh() {
   render(await chrome.runtime.sendMessage({ popup: "status" }));
@@ -72,4 +113,7 @@ $("forget").addEventListener("click", async (ev) => {
 chrome.storage.session.onChanged.addListener((changes) => {
   if (changes.link) render(changes.link.newValue);
 });
-refresh();
+findThisTab().then((id) => {
+  thisTab = id;
+  refresh();
+});

@@ -55,6 +55,9 @@ async def test_the_tools_are_exactly_the_four_and_compact(mcp: StdioMcp) -> None
         "press",
         "select",
         "scroll",
+        "new_tab",
+        "switch_tab",
+        "close_tab",
         "scrape",
     ]
     observe = next(t for t in listed.tools if t.name == "observe")

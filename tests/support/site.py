@@ -8,6 +8,8 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import html
+import json
+import secrets
 from pathlib import Path
 
 from aiohttp import WSMsgType, web
@@ -25,6 +27,10 @@ class FixtureSite:
         self.requests: list[str] = []
         self.port = 0
         self._runner: web.AppRunner | None = None
+        self.state_sessions: dict[str, str] = {}
+        """/state/login's HttpOnly cookie values → the user each signs in."""
+        self.state_values: list[str] = []
+        """Every secret value /state/login handed out (cookie, storages): for a test to search files for."""
 
     def url(self, path: str = "/") -> str:
         return f"http://127.0.0.1:{self.port}{path}"
@@ -46,6 +52,8 @@ class FixtureSite:
         app.router.add_get("/account", self._account)
         app.router.add_get("/login", self._login_form)
         app.router.add_post("/session", self._session)
+        app.router.add_get("/state/login", self._state_login)
+        app.router.add_get("/state/home", self._state_home)
         app.router.add_get("/api/json", self._api_json)
         app.router.add_get("/api/text", self._api_text)
         app.router.add_get("/api/binary", self._api_binary)
@@ -163,6 +171,41 @@ class FixtureSite:
         body = (
             f'<!doctype html><title>Account</title><h1 id="hello">Welcome, {html.escape(user)}</h1>'
             f'<table id="orders"><tbody>{orders}</tbody></table>'
+        )
+        return web.Response(text=body, content_type="text/html")
+
+    # -- a login that needs an HttpOnly cookie, localStorage and sessionStorage all at once --------------
+
+    async def _state_login(self, request: web.Request) -> web.StreamResponse:
+        """Signs `user` in three ways: an HttpOnly cookie only the server reads, and a localStorage and a
+        sessionStorage item only the page's script reads. Each value is new and random."""
+        user = request.query.get("user", "alice")
+        sid = "sid-" + secrets.token_hex(16)
+        self.state_sessions[sid] = user
+        local, session = "ls-" + secrets.token_hex(16), "ss-" + secrets.token_hex(16)
+        self.state_values += [sid, local, session]
+        body = (
+            "<!doctype html><title>Signing in</title><p id=status>signing in</p><script>"
+            f"localStorage.setItem('profile', {json.dumps(local)});"
+            f"sessionStorage.setItem('tab_token', {json.dumps(session)});"
+            "document.getElementById('status').textContent = 'signed in';</script>"
+        )
+        response = web.Response(text=body, content_type="text/html")
+        response.set_cookie("sid", sid, httponly=True, path="/")
+        return response
+
+    async def _state_home(self, request: web.Request) -> web.StreamResponse:
+        """`logged in as X` only when all three are there (the cookie reaches the server; the page's own
+        script finds both storage items); else says which are missing."""
+        user = self.state_sessions.get(request.cookies.get("sid", ""), "")
+        body = (
+            f"<!doctype html><title>Home</title><p id=status data-user={json.dumps(html.escape(user))}></p>"
+            "<script>const el = document.getElementById('status'); const missing = [];"
+            "if (!el.dataset.user) missing.push('cookie');"
+            "if (!localStorage.getItem('profile')) missing.push('localStorage');"
+            "if (!sessionStorage.getItem('tab_token')) missing.push('sessionStorage');"
+            "el.textContent = missing.length ? 'not logged in: no ' + missing.join(', ') "
+            ": 'logged in as ' + el.dataset.user;</script>"
         )
         return web.Response(text=body, content_type="text/html")
 

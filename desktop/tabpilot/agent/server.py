@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import contextvars
+import itertools
 import logging
+import weakref
 from typing import Any
 
 import mcp_types as types
@@ -44,6 +47,10 @@ def agent_name(ctx: ServerRequestContext[Any]) -> str:
     else:
         return "agent"
     return f"{name} {version}".strip() if name else "agent"
+
+
+_SOCKET_SESSION: contextvars.ContextVar[str | None] = contextvars.ContextVar("mcp_socket_session", default=None)
+"""The session key of the MCP-over-WebSocket connection a call came on (set for the connection's tasks)."""
 
 
 HARD_BODY_LIMIT = 2 * limits.MAX_MESSAGE_BYTES
@@ -114,6 +121,8 @@ class McpEndpoint:
         )
         self._mount = AsgiMount(self.manager.handle_request)
         self._sockets: set[asyncio.Task[Any]] = set()
+        self._session_numbers = itertools.count(1)
+        self._http_sessions: weakref.WeakKeyDictionary[Any, str] = weakref.WeakKeyDictionary()
         self._owner: asyncio.Task[None] | None = None
         self._started = asyncio.Event()
         self._stop = asyncio.Event()
@@ -124,6 +133,17 @@ class McpEndpoint:
     ) -> types.ListToolsResult:
         return types.ListToolsResult(tools=self._tools)
 
+    def session_key(self, ctx: ServerRequestContext[Any]) -> str:
+        """Which agent session a call is from, for the tabs it owns: one per `tabpilot mcp` connection, one
+        per streamable-HTTP session."""
+        key = _SOCKET_SESSION.get()
+        if key is not None:
+            return key
+        key = self._http_sessions.get(ctx.session)
+        if key is None:
+            key = self._http_sessions[ctx.session] = f"mcp-http-{next(self._session_numbers)}"
+        return key
+
     async def _call_tool(
         self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
@@ -131,7 +151,11 @@ class McpEndpoint:
         marks = trace.begin(ctx.request_id)
         try:
             result = await self.engine.call(
-                params.name, dict(params.arguments or {}), agent=agent_name(ctx), progress=progress
+                params.name,
+                dict(params.arguments or {}),
+                agent=agent_name(ctx),
+                progress=progress,
+                session=self.session_key(ctx),
             )
             if marks is not None:
                 marks.append(["engine_done", trace.now_ms()])
@@ -197,12 +221,15 @@ class McpEndpoint:
         task = asyncio.current_task()
         if task is not None:
             self._sockets.add(task)
+        key = f"mcp-{next(self._session_numbers)}"
+        _SOCKET_SESSION.set(key)  # this handler's task: the server's tasks for the connection inherit it
         try:
             async with stdio_server(stdin=FrameLines(ws), stdout=FrameWriter(ws)) as (read, write):  # type: ignore[arg-type]
                 await self.server.run(read, write, self.server.create_initialization_options())
         finally:
             if task is not None:
                 self._sockets.discard(task)
+            self.engine.tab_owners.ended(key)  # the agent went away: its tabs are the person's again
             await ws.close()
         return ws
 

@@ -58,9 +58,10 @@ class BridgeAuth(Protocol):
 class BridgeHooks:
     """What the composition root plugs in: the engine-facing API and who may be the browser."""
 
-    api_call: Callable[[str, dict[str, Any], str], Awaitable[dict[str, Any]]]
-    api_chain: Callable[[Any, str], Awaitable[dict[str, Any]]]
-    """`tabpilot chain`: the request's body (its calls) and the agent's name; answers per-call results."""
+    api_call: Callable[[str, dict[str, Any], str, str | None], Awaitable[dict[str, Any]]]
+    """A tool call: tool, arguments, the agent's name, and the session whose tabs it may act on."""
+    api_chain: Callable[[Any, str, str | None], Awaitable[dict[str, Any]]]
+    """`tabpilot chain`: the request's body (its calls), the agent's name and session; per-call results."""
     status: Callable[[], dict[str, Any]]
     stop: Callable[[], None]
     auth: BridgeAuth
@@ -400,14 +401,17 @@ LOCAL_API = (CALL_PATH, CHAIN_PATH)
 
 async def answer_api(hooks: BridgeHooks, path: str, body: Any) -> tuple[int, Any]:
     """A call or a chain, whichever transport brought it (HTTP here, or the local socket): status, answer."""
+    # Whose tabs the calls may act on: one identity per agent name, or per named session.
+    session = body.get("session") if isinstance(body, dict) else None
+    session = session[:80] if isinstance(session, str) and session else None
     if path == CHAIN_PATH:
-        return 200, await hooks.api_chain(body, _agent_of(body))
+        return 200, await hooks.api_chain(body, _agent_of(body)[:80], session)
     if not isinstance(body, dict) or not isinstance(body.get("tool"), str):
         return 400, {"error": "invalid_params", "message": "Body must be {tool, arguments}."}
     arguments = body.get("arguments") or {}
     if not isinstance(arguments, dict):
         return 400, {"error": "invalid_params", "message": "'arguments' must be an object."}
-    return 200, await hooks.api_call(body["tool"], arguments, _agent_of(body))
+    return 200, await hooks.api_call(body["tool"], arguments, _agent_of(body)[:80], session)
 
 
 def _agent_of(body: Any) -> str:

@@ -2,12 +2,36 @@
 
 from __future__ import annotations
 
-from tabpilot.engine import a11y, configure, generate, interact, observe, reading, scrape, telemetry, workflow_commands
+from tabpilot.engine import (
+    a11y,
+    configure,
+    generate,
+    interact,
+    observe,
+    reading,
+    scrape,
+    state_snapshots,
+    tab_commands,
+    telemetry,
+    workflow_commands,
+)
 from tabpilot.engine.commands import Registry
 
 
 def build_registry() -> Registry:
     registry = Registry()
-    for module in (observe, reading, telemetry, a11y, interact, scrape, workflow_commands, configure, generate):
+    for module in (
+        observe,
+        reading,
+        telemetry,
+        a11y,
+        interact,
+        tab_commands,
+        scrape,
+        workflow_commands,
+        configure,
+        state_snapshots,
+        generate,
+    ):
         registry.extend(module.COMMANDS)
     return registry

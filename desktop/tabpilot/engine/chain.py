@@ -45,12 +45,12 @@ def _unfinished(result: dict[str, Any]) -> bool:
     return result.get("status") in UNFINISHED and "correlation_id" in result
 
 
-async def run_chain(engine: Engine, calls: list[ChainCall], agent: str) -> dict[str, Any]:
+async def run_chain(engine: Engine, calls: list[ChainCall], agent: str, session: str | None = None) -> dict[str, Any]:
     """`{ok, results:[{ok, result} | {ok:false, error}], completed, total}`; stops at the first failure."""
     results: list[dict[str, Any]] = []
     for call in calls:
         try:
-            result = await engine.call(call.tool, call.arguments, agent=agent)
+            result = await engine.call(call.tool, call.arguments, agent=agent, session=session)
         except TabpilotError as exc:
             results.append({"ok": False, "error": exc.envelope()})
             break

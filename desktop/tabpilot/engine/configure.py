@@ -30,6 +30,9 @@ class Tracked(TypedDict):
 async def _track_tab(ctx: CommandContext, a: TrackTabArgs) -> dict[str, Any]:
     if a.tab_id is not None and a.clear:
         raise TabpilotError("invalid_params", "Give either 'tab_id' or 'clear', not both.", param="clear")
+    if a.tab_id is not None:
+        # The tracked tab is where every agent's unnamed calls may go: not another agent's own tab.
+        ctx.engine.tab_owners.check(ctx.session, a.tab_id, acting=True, named=True)
     return await ctx.browser_request("tabs.track", {"tab_id": a.tab_id, "clear": a.clear})
 
 

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 from tabpilot.engine.errors import TabpilotError
 from tabpilot.engine.jobs import Job
 from tabpilot.engine.ports import BrowserPort
+from tabpilot.engine.tab_owners import PERSON_SESSION, Session
 
 if TYPE_CHECKING:
     from tabpilot.engine.core import Engine
@@ -22,6 +23,8 @@ class CommandContext:
     agent: str
     placeholders_resolved: bool = False
     """A workflow's steps run as interact actions: their {{name}} and {{secret:NAME}} are filled in already."""
+    session: Session = PERSON_SESSION
+    """The agent session calling (it owns the tabs it opens); PERSON for what a person starts."""
 
     @property
     def browser(self) -> BrowserPort:

@@ -27,10 +27,12 @@ from tabpilot.engine.ports import (
     DecidedBy,
     NoSecrets,
     SecretStore,
+    StateStore,
     SystemClock,
     WorkflowStore,
 )
 from tabpilot.engine.redact import redact_params, typed_param_names
+from tabpilot.engine.tab_owners import PERSON, Session, TabOwners
 from tabpilot.engine.workflows import origin_of
 
 log = logging.getLogger("tabpilot.engine")
@@ -74,6 +76,7 @@ class Engine:
         config: EngineConfig | None = None,
         secrets: SecretStore | None = None,
         workflows: WorkflowStore | None = None,
+        states: StateStore | None = None,
     ) -> None:
         self.registry = registry
         self.browser = browser
@@ -86,6 +89,8 @@ class Engine:
         self.approval_wait_ms = approval_wait_ms if approval_wait_ms is not None else self.config.approval_wait_ms
         self.secrets: SecretStore = secrets or NoSecrets()
         self.workflows = workflows
+        self.states = states
+        """Saved browser states (configure save_state, ...); None: this engine keeps none."""
         self.known_secrets: dict[str, str] = {}
         """Secret values this engine resolved for a command: scrubbed from everything read back later
         (captured logs, requests, WebSocket messages)."""
@@ -95,6 +100,8 @@ class Engine:
         self.browser_expected: Callable[[], bool] = lambda: False
         """True while a browser is on its way (a managed browser launching): calls wait for it."""
         self.browser_ready = asyncio.Event()
+        self.tab_owners = TabOwners()
+        """Which agent session owns which tab (each agent its own tabs)."""
         self._tasks: set[asyncio.Task[None]] = set()
 
     # -- the one entry point for agents (MCP, CLI) ---------------------------------------------------
@@ -107,14 +114,18 @@ class Engine:
         agent: str = "agent",
         progress: ProgressCallback | None = None,
         approved: bool = False,
+        session: str | None = None,
     ) -> dict[str, Any]:
         """Run a tool call and return its result object; raises TabpilotError with a contract code.
 
         `approved` is for runs a person starts in the UI (they are the one acting): no pilot gate and no
         prompt; a replay's domain lock still holds. Agents' paths (MCP, HTTP) never set it.
+        `session` names the agent session that owns tabs (one MCP session, the CLI); none: the agent's name.
         """
+        caller = Session(PERSON, agent) if approved else Session(session or agent, agent)
+        self.tab_owners.seen(caller)
         try:
-            return dict(self._scrubbed(await self._call(tool, args, agent, progress, approved)))
+            return dict(self._scrubbed(await self._call(tool, args, caller, progress, approved)))
         except TabpilotError as exc:
             # Every answer to an agent passes here (MCP, the HTTP API, the CLI): secrets the engine typed
             # this run never go back — not in results, not in error messages or their details.
@@ -128,7 +139,7 @@ class Engine:
         return scrubbing.scrub(value, self.known_secrets) if self.known_secrets else value
 
     async def _call(
-        self, tool: str, args: dict[str, Any], agent: str, progress: ProgressCallback | None, approved: bool
+        self, tool: str, args: dict[str, Any], caller: Session, progress: ProgressCallback | None, approved: bool
     ) -> dict[str, Any]:
         self.last_call = self.clock.monotonic()
         command, params = self.registry.resolve(tool, args)
@@ -140,7 +151,7 @@ class Engine:
         job = self.jobs.create(command.tool, command.mode, self.clock.monotonic())
         if progress is not None:
             job.progressed.subscribe(progress)
-        self._start(job, command, params, agent, approved)
+        self._start(job, command, params, caller, approved)
         if background:
             return {"status": "queued", "correlation_id": job.correlation_id}
         limit_ms = (wait_ms if wait_ms is not None else command.default_wait_ms) if command.wait_param else None
@@ -184,13 +195,14 @@ class Engine:
 
     # -- running ---------------------------------------------------------------------------------
 
-    def _start(self, job: Job, command: Command, params: dict[str, Any], agent: str, approved: bool) -> None:
-        task = asyncio.get_running_loop().create_task(self._run(job, command, params, agent, approved))
+    def _start(self, job: Job, command: Command, params: dict[str, Any], caller: Session, approved: bool) -> None:
+        task = asyncio.get_running_loop().create_task(self._run(job, command, params, caller, approved))
         job.task = task
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
-    async def _run(self, job: Job, command: Command, params: dict[str, Any], agent: str, approved: bool) -> None:
+    async def _run(self, job: Job, command: Command, params: dict[str, Any], caller: Session, approved: bool) -> None:
+        agent = caller.name
         started = ActivityEvent(
             correlation_id=job.correlation_id,
             phase="started",
@@ -209,6 +221,9 @@ class Engine:
         error: str | None = None
         try:
             scope = self._approval_scope(command, params)
+            if command.targets_tab:
+                acting = command.kind in ("navigate", "mutate") or scope is not None
+                await self._pick_tab(params, caller, acting=acting)
             if scope is not None:
                 # Whatever its command's kind, a call with a page-changing step (a pagination click) is one.
                 started = replace(started, kind="mutate")
@@ -243,7 +258,7 @@ class Engine:
             job.progressed.subscribe(self._progress_events(started, job))
             job.set_status("running")
             trace.mark("handler_start")
-            result = await command.run(CommandContext(self, job, agent), params)
+            result = await command.run(CommandContext(self, job, agent, session=caller), params)
             trace.mark("handler_done")
             job.finish(result)
             if not started.site:
@@ -318,6 +333,28 @@ class Engine:
             step = {"type": command.mode, **{k: v for k, v in params.items() if v is not None and k != "tab_id"}}
             return ApprovalScope(steps=[step], selector=params.get("selector"))
         return None
+
+    async def _pick_tab(self, params: dict[str, Any], caller: Session, *, acting: bool) -> None:
+        """The tab a call goes to, by the ownership rule (engine/tab_owners.py); set in `params` when the
+        caller's own tab is the one (or when it had to be looked up, so that it cannot change meanwhile)."""
+        if caller.key == PERSON:
+            return
+        owners = self.tab_owners
+        named = params.get("tab_id")
+        if isinstance(named, int):
+            owners.check(caller, named, acting=acting, named=True)
+            return
+        current = owners.current(caller.key)
+        if current is not None:
+            params["tab_id"] = current
+            return
+        if not owners.others_own_tabs(caller.key) or not self.browser.connected:
+            return  # the extension's own pick (tracked, else in front) is nobody's: no round trip needed
+        tab = await self.browser.request("tabs.resolve", {}, timeout_s=3)
+        found = tab.get("tab_id")
+        if isinstance(found, int) and not isinstance(found, bool):
+            owners.check(caller, found, acting=acting, named=False)
+            params["tab_id"] = found
 
     async def _which_tab(self, job: Job, tab_id: int | None) -> tuple[int | None, str | None]:
         """The tab an approval is for and its address, as the prompt will show them."""

@@ -47,7 +47,17 @@ async def _dom(ctx: CommandContext, a: DomArgs) -> dict[str, Any]:
 
 
 async def _tabs(ctx: CommandContext, a: NoArgs) -> dict[str, Any]:
-    return await ctx.browser_request("tabs.list", {})
+    listed = await ctx.browser_request("tabs.list", {})
+    if not isinstance(listed.get("tabs"), list):
+        return listed
+    tabs = [t for t in listed["tabs"] if isinstance(t, dict)]
+    owners = ctx.engine.tab_owners
+    owners.existing(t["tab_id"] for t in tabs if isinstance(t.get("tab_id"), int))  # closed while unheard
+    for tab in tabs:
+        owner = owners.owner(tab.get("tab_id", -1))
+        tab["owner"] = owner.label if owner is not None else None
+        tab["mine"] = owner is not None and owner.key == ctx.session.key
+    return {**listed, "tabs": tabs}
 
 
 async def _pilot(ctx: CommandContext, a: NoArgs) -> dict[str, Any]:
@@ -130,9 +140,12 @@ COMMANDS = [
         "observe",
         "tabs",
         "read",
-        "open tabs",
+        "open tabs and their owners",
         _tabs,
-        result="{tabs:[{tab_id, url, title, active, tracked, browser}]}",
+        result="{tabs:[{tab_id, url, title, active, tracked, browser, owner, mine}]}",
+        notes="`owner`: the agent session that opened the tab or was handed it (null: the person's, open to "
+        "every agent); `mine`: it is yours. You act on your own tabs and the person's; another agent's is "
+        "refused with tab_not_owned (reads naming its tab_id still work).",
         example_result={
             "tabs": [
                 {
@@ -142,6 +155,8 @@ COMMANDS = [
                     "active": True,
                     "tracked": False,
                     "browser": "managed browser",
+                    "owner": "claude-code 1.0 (mcp-1)",
+                    "mine": True,
                 }
             ]
         },

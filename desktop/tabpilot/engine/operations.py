@@ -66,6 +66,25 @@ OPERATIONS: tuple[Operation, ...] = (
     Operation("tabs.track", (TAB_ID, _p("clear", "boolean")), summary="pin the tab commands go to"),
     Operation("tabs.resolve", (TAB_ID,), summary="the tab a command would go to"),
     Operation(
+        "tabs.open",
+        (
+            _p("url", "string", required=True),
+            _p("wait_until", "string", enum=("load", "domcontentloaded", "networkidle")),
+            TIMEOUT,
+        ),
+        page_changing=True,
+        summary="open a tab in front and load a URL in it",
+    ),
+    Operation("tabs.activate", (_p("tab_id", "integer", required=True),), summary="bring a tab to front"),
+    Operation("tabs.close", (_p("tab_id", "integer", required=True),), page_changing=True, summary="close a tab"),
+    Operation("state.save", (TAB_ID,), summary="the cookies, storages and URL of the tab's page"),
+    Operation(
+        "state.load",
+        (_p("state", "object", required=True), _p("navigate", "boolean"), TIMEOUT, TAB_ID),
+        page_changing=True,
+        summary="clear and restore cookies and storages, then load the saved URL",
+    ),
+    Operation(
         "tab.navigate",
         (
             _p("url", "string", required=True),

@@ -121,6 +121,20 @@ class WorkflowStore(Protocol):
     def runs(self, workflow_id: str) -> list[dict[str, Any]]: ...
 
 
+class StateStore(Protocol):
+    """Saved browser states (cookies, storages, URL), encrypted at rest; blocking calls (files, keyring)."""
+
+    def save(self, name: str, state: Mapping[str, Any]) -> None: ...
+
+    def load(self, name: str) -> dict[str, Any] | None:
+        """The state saved under `name`, or None when there is none."""
+        ...
+
+    def names(self) -> list[str]: ...
+
+    def delete(self, name: str) -> bool: ...
+
+
 class Clock(Protocol):
     def monotonic(self) -> float: ...
 

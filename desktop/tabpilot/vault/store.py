@@ -9,8 +9,10 @@ never read from a file: without a keyring the pilot is what `serve --pilot` says
 
 from __future__ import annotations
 
+import base64
 import logging
 from abc import ABC, abstractmethod
+from secrets import token_bytes
 from typing import Literal
 
 from tabpilot.paths import Paths
@@ -23,8 +25,9 @@ from tabpilot.vault.secrets import FileSecrets, KeyringSecrets, SecretsVault
 log = logging.getLogger("tabpilot.vault")
 
 Location = Literal["keyring", "file"]
+STATE_KEY_BYTES = 32
 
-FILE_DOCUMENTS = ("pairings", "approval-rules")
+FILE_DOCUMENTS = ("pairings", "approval-rules", "state-key")
 """What the file store keeps across runs; other documents (capability toggles) last one run."""
 
 
@@ -60,6 +63,27 @@ class Vault(ABC):
 
     def remembered_pilot(self) -> bool:
         return False
+
+    def state_key(self) -> bytes:
+        """The key saved browser states are encrypted with (storage/state_store.py): made on first use
+        and saved before it is used, so no state is ever written under a key that is not kept."""
+        doc = self.document("state-key")
+        stored = doc.read()
+        if isinstance(stored, str):
+            try:
+                key = base64.b64decode(stored, validate=True)
+            except ValueError:
+                key = b""
+            if len(key) == STATE_KEY_BYTES:
+                return key
+            log.warning("the saved states' key is damaged; a new one is made (older states will not open)")
+        key = token_bytes(STATE_KEY_BYTES)
+        encoded = base64.b64encode(key).decode("ascii")
+        if isinstance(doc, KeyringDocument):
+            doc.write_now(encoded)
+        else:
+            doc.write(encoded)
+        return key
 
     def remember_pilot(self, on: bool) -> None:
         return None
