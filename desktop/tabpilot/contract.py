@@ -250,9 +250,7 @@ def cli_problems(registry: Registry) -> list[str]:
     out: list[str] = []
     seen: dict[str, str] = {}
     for command in registry.all():
-        cli = command.cli
-        if cli is None:
-            continue
+        cli = command.subcommand
         params = {p.name: p for p in command.params}
         where = f"{command.name} (tabpilot {cli.name})"
         if cli.name in shell.BUILTIN or cli.name in seen:
@@ -283,9 +281,7 @@ def cli_spec(registry: Registry | None = None) -> dict[str, Any]:
         raise ValueError("; ".join(problems))
     subcommands: dict[str, Any] = {}
     for command in registry.all():
-        cli = command.cli
-        if cli is None:
-            continue
+        cli = command.subcommand
         entry: dict[str, Any] = {
             "tool": command.tool,
             "key": DISCRIMINATOR[command.tool],

@@ -179,3 +179,9 @@ def test_the_capabilities_the_extension_shows_are_the_apps() -> None:
 def test_every_example_answer_fits_its_declared_result(command: Command[Any]) -> None:
     assert command.example_result is not None
     assert problems_of_result(command.example_result, command.returns) == []
+
+
+def test_every_command_is_a_shell_subcommand() -> None:
+    spec = contract.cli_spec()["subcommands"]
+    named = {(e["tool"], e["mode"], e.get("operation")) for e in spec.values()}
+    assert named == {(c.tool, c.mode, c.operation) for c in build_registry().all()}

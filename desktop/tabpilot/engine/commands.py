@@ -159,6 +159,15 @@ class Command(Generic[A]):
         return head + (f" {SUB_DISCRIMINATOR}={self.operation}" if self.operation else "")
 
     @property
+    def subcommand(self) -> Cli:
+        """The command in the shell CLI: its own `cli`, else a subcommand named after the mode (every
+        command is one; `cli` only names it otherwise, or takes parameters in order)."""
+        if self.cli is not None:
+            return self.cli
+        name = self.mode if self.operation is None else f"{self.mode}_{self.operation}"
+        return Cli(name.replace("_", "-"))
+
+    @property
     def targets_tab(self) -> bool:
         return issubclass(self.args, TabArgs)
 

@@ -18,7 +18,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from tabpilot.engine.args import Args, TabArgs, arg
-from tabpilot.engine.commands import Command
+from tabpilot.engine.commands import Cli, Command
 from tabpilot.engine.context import CommandContext
 from tabpilot.engine.errors import TabpilotError, shown
 from tabpilot.engine.interact import TIMEOUT_MARGIN_S
@@ -170,6 +170,7 @@ COMMANDS: list[Command[Any]] = [
         },
         ops=("state.save",),
         **_GATE,
+        cli=Cli("save-state", positional=("name",)),
     ),
     Command(
         "configure",
@@ -193,6 +194,7 @@ COMMANDS: list[Command[Any]] = [
         ops=("state.load",),
         approval="javascript",
         **_GATE,
+        cli=Cli("load-state", positional=("name",)),
     ),
     Command(
         "configure",
@@ -205,6 +207,7 @@ COMMANDS: list[Command[Any]] = [
         example={"name": "logged-in"},
         example_result={"deleted": True, "name": "logged-in"},
         **_GATE,
+        cli=Cli("delete-state", positional=("name",)),
     ),
     Command(
         "configure",
@@ -215,5 +218,6 @@ COMMANDS: list[Command[Any]] = [
         result="{states:[{name, url, saved_at, cookies, localStorage, sessionStorage}]}",
         example_result={"states": [{"name": "logged-in", "url": "https://example.com/account", **COUNTS_EXAMPLE}]},
         **_GATE,
+        cli=Cli("states"),
     ),
 ]

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tabpilot.engine.args import Args, arg
-from tabpilot.engine.commands import Command
+from tabpilot.engine.commands import Cli, Command
 from tabpilot.engine.context import CommandContext
 from tabpilot.engine.errors import TabpilotError
 from tabpilot.engine.interact import TIMEOUT_MARGIN_S, WAIT_UNTIL, check_url
@@ -84,6 +84,7 @@ COMMANDS: list[Command[Any]] = [
         example_result=TAB_RESULT,
         ops=("tabs.open",),
         pilot_gated=True,
+        cli=Cli("new-tab", positional=("url",)),
     ),
     Command(
         "interact",
@@ -98,6 +99,7 @@ COMMANDS: list[Command[Any]] = [
         example_result=TAB_RESULT,
         ops=("tabs.activate",),
         pilot_gated=True,
+        cli=Cli("switch-tab", positional=("tab_id",)),
     ),
     Command(
         "interact",
@@ -112,5 +114,6 @@ COMMANDS: list[Command[Any]] = [
         example_result={"closed": True, "tab_id": 1073741825},
         ops=("tabs.close",),
         pilot_gated=True,
+        cli=Cli("close-tab", positional=("tab_id",)),
     ),
 ]
