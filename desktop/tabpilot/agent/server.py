@@ -213,41 +213,41 @@ class McpEndpoint:
         return web.json_response(verdict.reply, status=200 if "result" in verdict.reply else 400)
 
     async def handle_socket(self, request: web.Request) -> web.StreamResponse:
-        """MCP over a WebSocket (what `tabpilot mcp` relays stdio to): a session of the same server."""
+        """MCP over a WebSocket (what `tabpilot mcp` relays stdio to where there is no local socket)."""
         if self.closing:
             return web.json_response({"error": "unavailable", "message": "Tabpilot is stopping."}, status=503)
         ws = web.WebSocketResponse(max_msg_size=64 * 1024 * 1024, compress=False)
         await ws.prepare(request)
-        task = asyncio.current_task()
-        if task is not None:
-            self._sockets.add(task)
-        key = f"mcp-{next(self._session_numbers)}"
-        _SOCKET_SESSION.set(key)  # this handler's task: the server's tasks for the connection inherit it
         try:
-            async with stdio_server(stdin=FrameLines(ws), stdout=FrameWriter(ws)) as (read, write):  # type: ignore[arg-type]
-                await self.server.run(read, write, self.server.create_initialization_options())
+            await self._session(FrameLines(ws), FrameWriter(ws))
         finally:
-            if task is not None:
-                self._sockets.discard(task)
-            self.engine.tab_owners.ended(key)  # the agent went away: its tabs are the person's again
             await ws.close()
         return ws
 
     async def serve_stream(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, first: bytes) -> None:
         """MCP over the app's local socket, one message per line (`tabpilot mcp`'s fast path); its first
         line was read already (to tell it from a shell CLI request)."""
+        try:
+            if not self.closing:
+                await self._session(StreamLines(reader, writer, first), StreamWriter(writer))
+        finally:
+            writer.close()
+
+    async def _session(self, lines: Any, out: Any) -> None:
+        """One `tabpilot mcp` connection, whichever socket brought it: a session of the same server, with
+        an identity of its own (the tabs it opens are its own until it goes)."""
         task = asyncio.current_task()
         if task is not None:
             self._sockets.add(task)
+        key = f"mcp-{next(self._session_numbers)}"
+        _SOCKET_SESSION.set(key)  # this handler's task: the server's tasks for the connection inherit it
         try:
-            if not self.closing:
-                lines, out = StreamLines(reader, writer, first), StreamWriter(writer)
-                async with stdio_server(stdin=lines, stdout=out) as (read, write):  # type: ignore[arg-type]
-                    await self.server.run(read, write, self.server.create_initialization_options())
+            async with stdio_server(stdin=lines, stdout=out) as (read, write):
+                await self.server.run(read, write, self.server.create_initialization_options())
         finally:
             if task is not None:
                 self._sockets.discard(task)
-            writer.close()
+            self.engine.tab_owners.ended(key)  # the agent went away: its tabs are the person's again
 
     @property
     def open_sessions(self) -> int:
