@@ -7,7 +7,7 @@
 (() => {
   const tp = globalThis.__tabpilot;
   if (!tp?.ops || tp.ops["dom.wait"]) return;
-  const { PageError, clean, queryAll, visible } = tp.lib;
+  const { PageError, clean, queryAll, first, visible } = tp.lib;
 
   const TICK_MS = 100; // fallback poll while frames are not painted (background tabs)
   const STATES = ["visible", "attached", "hidden"];
@@ -20,24 +20,36 @@
    * with a timer as the fallback where frames are not painted.
    */
   function waitFor(check, timeoutMs) {
-    const first = check();
-    if (first.ok || timeoutMs <= 0) return Promise.resolve(first.ok ? first : { ...first, timedOut: true });
-    return new Promise((resolve) => {
-      let last = first;
+    const initial = check();
+    if (initial.ok || timeoutMs <= 0) return Promise.resolve(initial.ok ? initial : { ...initial, timedOut: true });
+    return new Promise((resolve, reject) => {
+      let last = initial;
       let raf = 0;
       let timer = 0;
       let finished = false;
-      const finish = (result) => {
+      const finish = (result, error = undefined) => {
         finished = true;
         observer.disconnect();
         cancelAnimationFrame(raf);
         clearTimeout(timer);
         clearTimeout(deadline);
-        resolve(result);
+        if (error) reject(error);
+        else resolve(result);
+      };
+      const look = () => {
+        try {
+          return check();
+        } catch (err) {
+          // A check that throws (a ref whose element left the page: stale_ref) ends the wait at once.
+          finish(undefined, err);
+          return null;
+        }
       };
       const tick = () => {
         if (finished) return;
-        last = check();
+        const seen = look();
+        if (!seen) return;
+        last = seen;
         if (last.ok) finish(last);
         else schedule();
       };
@@ -51,8 +63,8 @@
       observer.observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
       const deadline = setTimeout(() => {
         if (finished) return;
-        last = check();
-        finish(last.ok ? last : { ...last, timedOut: true });
+        const seen = look();
+        if (seen) finish(seen.ok ? seen : { ...seen, timedOut: true });
       }, timeoutMs);
       schedule();
     });
@@ -98,7 +110,7 @@
    * `{ok:false, found, why}`. `need` says which conditions apply.
    */
   function look(selector, need) {
-    const el = document.querySelector(selector);
+    const el = first(selector);
     if (!el) return { ok: false, found: false, why: "no element matches it" };
     if (need.visible && !visible(el)) return { ok: false, found: true, why: "it is not visible" };
     if (need.enabled && isDisabled(el)) return { ok: false, found: true, why: "it is disabled" };
@@ -178,7 +190,7 @@
     queryAll(p.selector);
     const { left, budget } = times(p);
     const check = () => {
-      const all = document.querySelectorAll(p.selector);
+      const all = queryAll(p.selector);
       let shown = false;
       if (state !== "attached") {
         for (const el of all) {
@@ -272,8 +284,8 @@
   async function domFill(p) {
     if (typeof p.value !== "string") throw new PageError("invalid_params", "'value' must be a string.", { param: "value" });
     queryAll(p.selector);
-    const first = document.querySelector(p.selector);
-    if (first) checkFillable(first, p.selector);
+    const found = first(p.selector);
+    if (found) checkFillable(found, p.selector);
     const { el } = await ready(p, "fill", { visible: true, enabled: true, editable: true });
     checkFillable(el, p.selector);
     if (document.activeElement !== el) el.focus({ preventScroll: true });
