@@ -41,6 +41,11 @@ export async function askPage(tabId, op, params, frameId = 0) {
   return reply ?? undefined;
 }
 
+/** `func(...args)` in the frame's isolated world (no content script needed); rejects when it cannot enter. */
+export function evalInFrame(tabId, frameId, func, args = []) {
+  return inject(tabId, { func, args }, frameId);
+}
+
 /** The content agent in the tab's frame (top: 0), injected if it is not running there yet. */
 export async function ensureAgent(tabId, frameId = 0) {
   if (!(await inject(tabId, { func: () => !!globalThis.__tabpilot?.lib }, frameId))) await inject(tabId, { files: contentFiles() }, frameId);

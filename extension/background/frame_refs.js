@@ -37,8 +37,8 @@ export function qualify(frameId, selector) {
 }
 
 /**
- * Whether a frame's URL matches the `frame` parameter taken as a URL pattern: `*` is any run of
- * characters (then the whole URL must match), otherwise the URL contains it.
+ * Whether a frame's URL matches the `frame` parameter taken as a URL pattern: the URL contains it,
+ * a star standing for any run of characters (`localhost:*` then `/checkout`).
  * @param {string} url @param {string} pattern
  */
 export function urlMatches(url, pattern) {
@@ -46,5 +46,5 @@ export function urlMatches(url, pattern) {
   if (!p) return false;
   if (!p.includes("*")) return url.includes(p);
   const body = p.split("*").map((part) => part.replace(/[.+?^${}()|[\]\\]/g, "\\$&")).join(".*");
-  return new RegExp(`^${body}$`).test(url);
+  return new RegExp(body).test(url);
 }

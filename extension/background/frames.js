@@ -2,11 +2,39 @@
 // Frames: which frame the `frame` parameter names, where a frame's viewport sits in the tab's (for
 // trusted clicks, whose coordinates are the top frame's), and the dispatch step that qualifies an
 // op's selector with its frame so that every element op reaches into frames the same way.
-import { askPage, frameGone, unwrap } from "./content.js";
+import { askPage, evalInFrame, frameGone, unwrap } from "./content.js";
 import * as ext from "./ext.js";
 import { frameRef, qualify, splitFrame, urlMatches } from "./frame_refs.js";
 import { Codes, TPError } from "./protocol.js";
 import { targetTab } from "./tabs.js";
+
+/** In a child frame: its index among its parent's frames (`parent.frames`), -1 when it is the top. */
+// Runs in the frame (executeScript): `self` is its window.
+function ownIndex() {
+  const parent = self.parent;
+  if (parent === self) return -1;
+  for (let i = 0; i < parent.frames.length; i++) if (parent.frames[i] === self) return i;
+  return -1;
+}
+
+/** The child frames of frame `parentId` by their index in its `window.frames` (content/locate.js's frameIndexOf). */
+export async function childFrames(tabId, parentId) {
+  const frames = (await ext.webNavigation.getAllFrames({ tabId })) ?? [];
+  const kids = frames.filter((f) => f.parentFrameId === parentId);
+  const pairs = await Promise.all(
+    kids.map(async (f) => {
+      try {
+        return [await evalInFrame(tabId, f.frameId, ownIndex), f.frameId];
+      } catch {
+        return [-1, f.frameId]; // a frame the extension may not enter
+      }
+    }),
+  );
+  /** @type {Map<number, number>} */
+  const byIndex = new Map();
+  for (const [index, frameId] of pairs) if (Number.isInteger(index) && index >= 0) byIndex.set(index, frameId);
+  return byIndex;
+}
 
 /**
  * The frame `target` names: a frame ref (`@f12`), a selector or ref of an <iframe> (`#pay`, `@e7`,
@@ -27,8 +55,11 @@ export async function locateFrame(tabId, target) {
     reply = undefined;
   }
   if (reply?.error) unwrap(reply);
-  const found = reply?.data?.frame_id;
-  if (Number.isInteger(found)) return found;
+  const index = reply?.data?.index;
+  if (Number.isInteger(index)) {
+    const frameId = (await childFrames(tabId, holder)).get(index);
+    if (frameId !== undefined) return frameId;
+  }
   const frames = (await ext.webNavigation.getAllFrames({ tabId })) ?? [];
   const match = frames.find((f) => f.frameId !== 0 && urlMatches(f.url, text));
   if (match) return match.frameId;
@@ -50,7 +81,13 @@ export async function frameOrigin(tabId, frameId) {
   for (let id = frameId; id > 0; ) {
     const info = await ext.webNavigation.getFrame({ tabId, frameId: id });
     if (!info) throw frameGone(frameId, `@f${frameId}`);
-    const reply = await askPage(tabId, "frame.offset", { frame_id: id }, info.parentFrameId);
+    let index;
+    try {
+      index = await evalInFrame(tabId, id, ownIndex);
+    } catch {
+      throw frameGone(frameId, `@f${frameId}`);
+    }
+    const reply = await askPage(tabId, "frame.offset", { index }, info.parentFrameId);
     const at = reply ? unwrap(reply) : null;
     if (!at?.found) throw frameGone(frameId, `@f${frameId}`);
     x += at.x;

@@ -4,7 +4,7 @@
 // each frame (injected there on demand) and its refs carry the frame (`@f12e3`).
 // dom.highlight: an outline and label over one element (content/snapshot.js), bounds in the tab's viewport.
 import { askPage } from "./content.js";
-import { frameOrigin, locateFrame } from "./frames.js";
+import { childFrames, frameOrigin, locateFrame } from "./frames.js";
 import { splitFrame } from "./frame_refs.js";
 import { budget, inPageAt, requireString } from "./waiting.js";
 
@@ -21,20 +21,22 @@ function within(promise, ms) {
 }
 
 /**
- * `text` with each frame placeholder (`\0frame <frameId> <indent> <depth left>`) replaced by that
- * frame's snapshot, recursively. `count` tracks the frames and refs seen.
+ * `text` (of frame `parentId`) with each frame placeholder (`\0frame <index> <indent> <depth left>`,
+ * the index of an iframe among the frame's `window.frames`) replaced by that frame's snapshot,
+ * recursively. `count` tracks the frames and refs seen.
  */
-async function stitch(tabId, text, options, deadline, count) {
+async function stitch(tabId, parentId, text, options, deadline, count) {
   if (!text.includes(FRAME_MARK)) return text;
+  const children = await childFrames(tabId, parentId);
   const lines = text.split("\n");
   const parts = await Promise.all(
     lines.map(async (line) => {
       if (!line.startsWith(FRAME_MARK)) return line;
-      const [, id, indentText, leftText] = line.split(" ");
-      const frameId = Number(id);
+      const [, index, indentText, leftText] = line.split(" ");
+      const frameId = children.get(Number(index));
       const indent = Number(indentText);
       const pad = "  ".repeat(indent);
-      if (frameId < 0) return `${pad}- (a frame Tabpilot cannot enter)`;
+      if (frameId === undefined) return `${pad}- (a frame Tabpilot cannot enter)`;
       if (++count.frames > MAX_FRAMES) return `${pad}- (frame f${frameId} left out: more than ${MAX_FRAMES} frames)`;
       let reply;
       try {
@@ -49,7 +51,7 @@ async function stitch(tabId, text, options, deadline, count) {
       if (reply.late) return `${pad}- (frame f${frameId} did not answer in time)`;
       if (reply.error) return `${pad}- (frame f${frameId}: ${reply.error.message})`;
       count.refs += reply.data.refs;
-      const inner = await stitch(tabId, reply.data.text, options, deadline, count);
+      const inner = await stitch(tabId, frameId, reply.data.text, options, deadline, count);
       return inner || `${pad}- (empty frame f${frameId})`;
     }),
   );
@@ -76,7 +78,7 @@ export async function snapshot(tab, params, frameMs) {
     frameId,
   );
   const count = { frames: 0, refs: data.refs };
-  const text = await stitch(tab.id, data.text, options, deadline, count);
+  const text = await stitch(tab.id, frameId, data.text, options, deadline, count);
   const out = { tab_id: tab.id, url: data.url, title: data.title, document: data.document, text, refs: count.refs, frames: count.frames };
   return frameId ? { ...out, frame: `@f${frameId}` } : out;
 }

@@ -7,7 +7,7 @@
 (() => {
   const tp = globalThis.__tabpilot;
   if (!tp?.ops || tp.ops["dom.wait"]) return;
-  const { PageError, clean, queryAll, first, visible } = tp.lib;
+  const { PageError, clean, queryAll, first, elementAt, visible } = tp.lib;
 
   const TICK_MS = 100; // fallback poll while frames are not painted (background tabs)
   const STATES = ["visible", "attached", "hidden"];
@@ -123,7 +123,7 @@
       el.scrollIntoView({ block: "center", inline: "center", behavior: "instant" });
       ({ r, x, y } = centre(el));
     }
-    const hit = document.elementFromPoint(x, y);
+    const hit = elementAt(el, x, y);
     if (!hit) return { ok: false, found: true, why: "its centre is outside the viewport" };
     if (hit !== el && !el.contains(hit)) return { ok: false, found: true, why: `it is covered by ${describe(hit)}` };
     return { ok: true, el, x, y };
@@ -261,7 +261,7 @@
     if (!g) return { verdict: "unseen", still: false };
     if (g.verdict) return { verdict: g.verdict, target: g.target };
     const inside = g.x >= 0 && g.y >= 0 && g.x < window.innerWidth && g.y < window.innerHeight;
-    const top = inside ? document.elementFromPoint(g.x, g.y) : null;
+    const top = inside ? elementAt(g.el, g.x, g.y) : null;
     return { verdict: "unseen", still: !!top && (top === g.el || g.el.contains(top)), target: describe(top) };
   }
 

@@ -150,18 +150,29 @@
     return queryAll(selector, param)[0] ?? null;
   }
 
+  /**
+   * The element at viewport point (x, y) as `el`'s own tree sees it: inside a shadow root, the element
+   * there, not its host (document.elementFromPoint stops at the host). Hit tests compare it with `el`.
+   */
+  function elementAt(el, x, y) {
+    const root = el.getRootNode();
+    return root instanceof ShadowRoot ? root.elementFromPoint(x, y) : document.elementFromPoint(x, y);
+  }
+
   // -- frames ---------------------------------------------------------------------------------
 
   const FRAME_TAGS = new Set(["iframe", "frame"]);
 
-  /** The extension's id of the frame an <iframe> element holds (chrome.runtime.getFrameId), or null. */
-  function frameIdOf(el) {
-    try {
-      const id = /** @type {any} */ (chrome.runtime).getFrameId(el);
-      return Number.isInteger(id) && id >= 0 ? id : null;
-    } catch {
-      return null;
-    }
+  /**
+   * Which of this window's child frames an <iframe> element holds: its index in `window.frames`, or
+   * null. The service worker learns each child frame's index from the child itself (its place in
+   * `parent.frames`, which even a cross-origin frame can compare), and so maps indexes to frame ids.
+   */
+  function frameIndexOf(el) {
+    const win = el.contentWindow;
+    if (!win) return null;
+    for (let i = 0; i < window.frames.length; i++) if (window.frames[i] === win) return i;
+    return null;
   }
 
   /** Every <iframe>/<frame> of the document, shadow roots included. */
@@ -171,7 +182,7 @@
 
   /**
    * frame.locate: the frame `target` names in this document: a selector or ref of an <iframe>, or
-   * a frame's name. `{frame_id}` or `{frame_id: null}` (the caller tries URL patterns next).
+   * a frame's name or id. `{index}` (see frameIndexOf) or `{index: null}` (the caller tries URL patterns next).
    */
   function frameLocate(p) {
     const target = String(p.target ?? "").trim();
@@ -186,12 +197,12 @@
       throw new PageError("invalid_params", `'frame' names a <${el.localName}>, not an <iframe>.`, { param: "frame" });
     }
     if (!el) el = frameElements().find((f) => f.getAttribute("name") === target || f.id === target) ?? null;
-    return { frame_id: el ? frameIdOf(el) : null };
+    return { index: el ? frameIndexOf(el) : null };
   }
 
-  /** frame.offset: where the child frame `frame_id`'s viewport starts in this frame's viewport. */
+  /** frame.offset: where the viewport of child frame number `index` starts in this frame's viewport. */
   function frameOffset(p) {
-    const el = frameElements().find((f) => frameIdOf(f) === p.frame_id);
+    const el = frameElements().find((f) => frameIndexOf(f) === p.index);
     if (!el) return { found: false };
     const r = el.getBoundingClientRect();
     const style = getComputedStyle(el);
@@ -201,5 +212,5 @@
   }
 
   Object.assign(tp.ops, { "frame.locate": frameLocate, "frame.offset": frameOffset });
-  Object.assign(tp.lib, { queryAll, first, refFor, frameIdOf, splitChain, documentId });
+  Object.assign(tp.lib, { queryAll, first, elementAt, refFor, frameIndexOf, splitChain, documentId });
 })();

@@ -15,13 +15,13 @@
 (() => {
   const tp = globalThis.__tabpilot;
   if (!tp?.ops || tp.ops["dom.snapshot"]) return;
-  const { PageError, REDACTED, clean, first, refFor, frameIdOf, redaction, isRedacted, visible, waitFor } = tp.lib;
+  const { PageError, REDACTED, clean, first, refFor, frameIndexOf, redaction, isRedacted, visible, waitFor } = tp.lib;
 
   const MAX_NAME = 80;
   const MAX_TEXT = 200;
   const MAX_OPTIONS = 25;
   const MAX_CHARS = 4_000_000; // a runaway page stops here; the app cuts to max_bytes anyway
-  /** The line the service worker replaces with a child frame's snapshot. */
+  /** The line the service worker replaces with a child frame's snapshot: `\0frame <index> <indent> <depth left>`. */
   const FRAME_MARK = "\u0000frame";
 
   const SKIP = new Set(["script", "style", "noscript", "template", "head", "meta", "link", "title", "tabpilot-highlight"]);
@@ -258,8 +258,10 @@
   function build(root, opts, red) {
     /** @type {(Node_ | string)[]} */
     const top = [];
+    let muted = 0; // inside a <label> of a control: the control's name says its text already
     const visit = (node, out) => {
       if (node.nodeType === 3) {
+        if (muted) return;
         const text = clean(node.data);
         if (text) out.push(red.any && node.parentElement && isRedacted(node.parentElement, red) ? REDACTED : text);
         return;
@@ -271,7 +273,10 @@
       if (how === "skip") return;
       const role = how === "through" ? "" : roleOf(el);
       if (!role || TRANSPARENT.has(role)) {
+        const label = el.localName === "label" && !!(/** @type {HTMLLabelElement} */ (el).control);
+        if (label) muted++;
         for (const child of shownChildren(el)) visit(child, out);
+        if (label) muted--;
         return;
       }
       /** @type {Node_} */
@@ -279,7 +284,7 @@
       if (role === "textbox" || role === "searchbox" || role === "combobox" || role === "slider" || role === "spinbutton") {
         item.value = valueOf(el, role, red);
       }
-      if (role === "iframe") item.frame = frameIdOf(el);
+      if (role === "iframe") item.frame = frameIndexOf(el);
       const interactive = INTERACTIVE.has(role) || (el.localName === "input" && role !== "") || el.hasAttribute("contenteditable");
       const inSelect = el.localName === "option" || el.localName === "optgroup";
       if ((interactive && !inSelect) || (NAMED.has(role) && (role !== "table" || item.name)) || el.hasAttribute("aria-label")) {
@@ -288,7 +293,10 @@
       if (el.localName === "select") {
         item.options = Array.from(/** @type {HTMLSelectElement} */ (el).options, (o) => clean(o.label || o.text));
       } else if (!LEAF.has(role) && role !== "iframe") {
+        const outer = muted;
+        muted = 0;
         for (const child of shownChildren(el)) visit(child, item.kids);
+        muted = outer;
       }
       out.push(item);
     };
