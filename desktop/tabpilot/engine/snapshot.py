@@ -80,7 +80,8 @@ def fit(text: str, max_bytes: int) -> tuple[str, Cut | None]:
 def cut_note(cut: Cut, max_bytes: int) -> str:
     scope = f"scope:'{cut.scope_hint}' (the part the cut falls in), " if cut.scope_hint else ""
     return (
-        f"Cut at max_bytes={max_bytes}: {cut.hidden_lines} more lines not shown. See the rest with {scope}"
+        f"Cut at max_bytes={max_bytes} after {cut.shown_lines} lines; {cut.hidden_lines} more not shown. See the rest "
+        f"with {scope}"
         "a scope selector, max_depth, interactive_only, or a larger max_bytes."
     )
 
