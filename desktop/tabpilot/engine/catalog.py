@@ -8,6 +8,6 @@ from tabpilot.engine.commands import Registry
 
 def build_registry() -> Registry:
     registry = Registry()
-    for module in (observe, snapshot, telemetry, a11y, interact, scrape, workflow_commands, configure, generate):
+    for module in (observe, telemetry, a11y, interact, scrape, snapshot, workflow_commands, configure, generate):
         registry.extend(module.COMMANDS)
     return registry
