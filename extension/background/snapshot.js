@@ -79,7 +79,7 @@ export async function snapshot(tab, params, frameMs) {
   );
   const count = { frames: 0, refs: data.refs };
   const text = await stitch(tab.id, frameId, data.text, options, deadline, count);
-  const out = { tab_id: tab.id, url: data.url, title: data.title, document: data.document, text, refs: count.refs, frames: count.frames };
+  const out = { tab_id: tab.id, url: data.url, title: data.title, document: data.document, text, refs: count.refs, frames: count.frames, took_ms: data.took_ms };
   return frameId ? { ...out, frame: `@f${frameId}` } : out;
 }
 
