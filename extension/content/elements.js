@@ -187,10 +187,17 @@
     if (!STATES.includes(state)) {
       throw new PageError("invalid_params", `'state' must be one of ${STATES.join(", ")}.`, { param: "state" });
     }
-    queryAll(p.selector);
+    if (state !== "hidden") queryAll(p.selector); // a bad selector or a stale ref fails now
     const { left, budget } = times(p);
     const check = () => {
-      const all = queryAll(p.selector);
+      let all;
+      try {
+        all = queryAll(p.selector);
+      } catch (err) {
+        // A ref whose element left the page: for `hidden` that is the answer, else stale_ref.
+        if (state === "hidden" && err instanceof PageError && err.code === "stale_ref") return { ok: true, count: 0 };
+        throw err;
+      }
       let shown = false;
       if (state !== "attached") {
         for (const el of all) {

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from tabpilot.app import App
+from tabpilot.engine.errors import TabpilotError
 from tests.e2e.conftest import E2E
 from tests.e2e.test_page_actions import open_page
 from tests.support.mcp_stdio import StdioMcp
@@ -93,6 +94,22 @@ async def test_a_ref_whose_element_was_replaced_fails_fast_with_stale_ref(
     assert new_save != old_save
     await click(mcp, new_save)
     assert (await trusted(tab))["save"] == 1
+
+
+async def test_waiting_for_a_ref_to_be_hidden_ends_when_its_element_is_gone(
+    mcp: StdioMcp, e2e_app: App, tab: Any, site: FixtureSite, pilot_on: None
+) -> None:
+    await open_page(e2e_app, tab, site, "/snapshot.html")
+    text = (await snapshot(mcp))["snapshot"]
+    save = ref_of(text, '- button "Save"')
+    await click(mcp, ref_of(text, '- button "Replace form"'))
+    hidden = await e2e_app.link.request(
+        "dom.wait", {"selector": save, "state": "hidden", "timeout_ms": 3000}, timeout_s=5
+    )
+    assert hidden["state"] == "hidden" and hidden["waited_ms"] < 1000
+    with pytest.raises(TabpilotError) as visible:
+        await e2e_app.link.request("dom.wait", {"selector": save, "state": "visible", "timeout_ms": 3000}, timeout_s=5)
+    assert visible.value.code == "stale_ref"
 
 
 async def test_refs_start_again_in_a_new_document(

@@ -37,6 +37,7 @@ from tabpilot.engine.workflows import (
     origin_of,
     parse_workflow,
     refuse_literal_secrets,
+    refuse_refs,
     resolve,
     scrub,
     walk_steps,
@@ -147,6 +148,7 @@ async def _workflow(ctx: CommandContext, a: WorkflowArgs) -> dict[str, Any]:
         if store is None:
             raise TabpilotError("not_supported", "This Tabpilot has no workflow folder to record into.")
         refuse_literal_secrets(workflow)
+        refuse_refs(workflow)
         _preflight(ctx.engine, workflow, int(tab["tab_id"]))  # a refused workflow is not recorded
         store.save(workflow)
     return await _run(ctx, workflow, int(tab["tab_id"]), a.step_delay_ms, recorded=recorded, replayed=False)

@@ -11,7 +11,7 @@ from tabpilot.engine.codegen import playwright_script
 from tabpilot.engine.core import Engine
 from tabpilot.engine.errors import TabpilotError
 from tabpilot.engine.snapshot import Baseline, Baselines, cut_note, fit, unified
-from tabpilot.engine.workflows import Workflow
+from tabpilot.engine.workflows import Workflow, refuse_refs
 from tests.unit.fakes import FakeBrowser
 
 PAGE = "\n".join(
@@ -155,3 +155,27 @@ def test_the_playwright_export_runs_a_step_in_its_frame() -> None:
     assert "frame_of(page, 'pay').locator('#pay').first.click(" in script
     assert "page.locator('#top').first.click(" in script
     compile(script, "wf-1.py", "exec")
+
+
+# -- refs do not go into recorded workflows ------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "step",
+    [
+        {"type": "click", "selector": "@e5"},
+        {"type": "click", "selector": "@f12e3"},
+        {"type": "click", "selector": "card >> @e5"},
+        {"type": "click", "selector": "#pay", "frame": "@e7"},
+    ],
+)
+def test_a_recorded_workflow_refuses_snapshot_refs(step: dict[str, Any]) -> None:
+    workflow = Workflow(workflow_id="wf-1", name="w", steps=[{"type": "navigate", "url": "https://a.test/"}, step])
+    with pytest.raises(TabpilotError) as refused:
+        refuse_refs(workflow)
+    assert refused.value.code == "invalid_params" and "snapshot ref" in refused.value.message
+
+
+def test_css_that_merely_contains_an_at_sign_is_not_a_ref() -> None:
+    steps = [{"type": "click", "selector": 'a[href="mailto:x@e5.com"]'}, {"type": "click", "selector": "#e5"}]
+    refuse_refs(Workflow(workflow_id="wf-1", name="w", steps=steps))
