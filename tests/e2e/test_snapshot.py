@@ -234,6 +234,20 @@ async def test_frames_are_in_the_snapshot_and_a_click_by_ref_lands_in_the_cross_
     assert read["matches"][0]["text"] == "Pay now"
 
 
+async def test_typing_and_filling_by_ref_inside_the_cross_origin_frame(
+    mcp: StdioMcp, e2e_app: App, tab: Any, site: FixtureSite, pilot_on: None
+) -> None:
+    _, cross = await frames_page(e2e_app, tab, site)
+    text = (await snapshot(mcp))["snapshot"]
+    note = ref_of(text.split('iframe "Payment"')[1], '- textbox "Note"')
+    await mcp.ok("interact", {"action": "type", "selector": note, "text": "hi there"})
+    assert await cross.evaluate("document.getElementById('note').value") == "hi there"
+    assert await cross.evaluate("window.keys") == len("hi there")  # trusted keys reached the frame
+    await mcp.ok("interact", {"action": "fill", "selector": note, "value": "filled"})
+    assert await cross.evaluate("document.getElementById('note').value") == "filled"
+    assert '- textbox "Note"' in (await snapshot(mcp, frame="pay"))["snapshot"]
+
+
 async def test_the_frame_parameter_takes_a_selector_a_name_a_ref_or_a_url_pattern(
     mcp: StdioMcp, e2e_app: App, tab: Any, site: FixtureSite, pilot_on: None
 ) -> None:
