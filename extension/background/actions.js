@@ -7,7 +7,7 @@ import { askPage } from "./content.js";
 import { chordEvents, keyForChar, parseChord } from "./keys.js";
 import { navigationNote, watchNavigation } from "./follow.js";
 import { Codes, TPError } from "./protocol.js";
-import { budget, inPage, requireString } from "./waiting.js";
+import { budget, inPage, inPageAt, requireString } from "./waiting.js";
 
 const MIN_ACK_MS = 1000;
 
@@ -37,14 +37,15 @@ async function input(tabId, method, params, deadline) {
 export async function clickSelector(tabId, selector, deadline) {
   await cdp.attach(tabId);
   for (;;) {
-    const at = await inPage(tabId, "dom.actionable", { selector, action: "click" }, deadline);
+    // In a frame, the point comes back in the tab's viewport (inPageAt); the guard is in the frame.
+    const { data: at, frameId } = await inPageAt(tabId, "dom.actionable", { selector, action: "click" }, deadline);
     const base = { x: at.x, y: at.y };
     await input(tabId, "Input.dispatchMouseEvent", { ...base, type: "mouseMoved", button: "none", buttons: 0 }, deadline);
     await input(tabId, "Input.dispatchMouseEvent", { ...base, type: "mousePressed", button: "left", buttons: 1, clickCount: 1 }, deadline);
     await input(tabId, "Input.dispatchMouseEvent", { ...base, type: "mouseReleased", button: "left", buttons: 0, clickCount: 1 }, deadline);
     let hit;
     try {
-      hit = (await askPage(tabId, "dom.hit", {}))?.data;
+      hit = (await askPage(tabId, "dom.hit", {}, frameId))?.data;
     } catch {
       hit = undefined;
     }

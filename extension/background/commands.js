@@ -7,11 +7,13 @@ import * as cdp from "./cdp.js";
 import { crop } from "./crop.js";
 import { toContent } from "./content.js";
 import { executeJs } from "./execute.js";
+import { withFrame } from "./frames.js";
 import { navigate } from "./navigate.js";
 import { OPERATIONS } from "./operations.js";
 import { checkParams } from "./params.js";
 import { Codes, TPError } from "./protocol.js";
 import { extract, nextPage } from "./scrape.js";
+import { highlight, snapshot } from "./snapshot.js";
 import { loadState, saveState } from "./state.js";
 import { activateTab, assertReadable, closeTab, getTab, listTabs, openTab, setTracked, targetTab } from "./tabs.js";
 import { budget, inPage, requireString, waitForState } from "./waiting.js";
@@ -117,6 +119,8 @@ export const OPS = {
   "scrape.next_page": onPage(nextPage),
   "page.read": onPage((tab, p) => toContent(tab, "page.read", p)),
   "a11y.audit": async (p, frameMs) => audit(await targetTab(p), p, frameMs),
+  "dom.snapshot": onPage(snapshot),
+  "dom.highlight": onPage(highlight),
 };
 
 /** `timeoutMs` is the command frame's: how long the app waits for the answer. */
@@ -125,5 +129,7 @@ export async function dispatch(op, params, timeoutMs) {
   const handler = spec && Object.hasOwn(OPS, op) ? OPS[op] : undefined;
   if (!handler) throw new TPError(Codes.NOT_SUPPORTED, `This extension does not know the operation '${op}'.`);
   checkParams(op, spec, params ?? {});
-  return handler(params ?? {}, timeoutMs);
+  // `frame` (a selector, ref, name or URL pattern of a frame) becomes part of the op's selector here,
+  // once for every element op: `@f12 >> .pay`, which inPage and toContent follow into that frame.
+  return handler(await withFrame(params ?? {}), timeoutMs);
 }

@@ -30,7 +30,10 @@ function capture(windowId) {
 function boxOf(selector) {
   let el = null;
   try {
-    el = document.querySelector(selector);
+    // The content lookup when it runs here (refs, shadow roots, `a >> b`), else plain CSS. A frame's
+    // ref (`@f12e3`) is not the top frame's: no picture then.
+    const lib = globalThis.__tabpilot?.lib;
+    el = lib?.first ? lib.first(selector) : document.querySelector(selector);
   } catch {
     return null;
   }

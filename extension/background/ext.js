@@ -100,6 +100,8 @@ export const storage = {
 export const webNavigation = {
   /** @param {chrome.webNavigation.GetFrameDetails} details */
   getFrame: (details) => chrome.webNavigation.getFrame(details),
+  /** @param {chrome.webNavigation.GetAllFrameDetails} details */
+  getAllFrames: (details) => chrome.webNavigation.getAllFrames(details),
   get onBeforeNavigate() {
     return chrome.webNavigation.onBeforeNavigate;
   },

@@ -7,7 +7,7 @@
 /** @typedef {{pageChanging: boolean, params: Record<string, ParamSpec>}} OperationSpec */
 
 /** @typedef {{tab_id?: number}} PageInfoParams the observe page object */
-/** @typedef {{selector: string, include_styles?: boolean, include_children?: boolean, max_depth?: number, properties?: unknown[], redact?: unknown[], tab_id?: number}} DomQueryParams the observe dom object */
+/** @typedef {{selector: string, include_styles?: boolean, include_children?: boolean, max_depth?: number, properties?: unknown[], redact?: unknown[], frame?: string, tab_id?: number}} DomQueryParams the observe dom object */
 /** @typedef {{}} TabsListParams every tab */
 /** @typedef {{tab_id?: number, clear?: boolean}} TabsTrackParams pin the tab commands go to */
 /** @typedef {{tab_id?: number}} TabsResolveParams the tab a command would go to */
@@ -20,17 +20,19 @@
 /** @typedef {{script: string, timeout_ms?: number, tab_id?: number}} JsExecuteParams run JS */
 /** @typedef {{format?: string, quality?: number, full_page?: boolean, tab_id?: number}} TabScreenshotParams a picture of the tab */
 /** @typedef {{selector: string, tab_id?: number}} TabCropParams an element's picture for an approval prompt */
-/** @typedef {{selector: string, tab_id?: number}} DomCountParams how many elements match */
-/** @typedef {{selector: string, state?: string, timeout_ms?: number, tab_id?: number}} DomWaitParams until a selector reaches a state */
-/** @typedef {{selector: string, timeout_ms?: number, tab_id?: number}} DomClickParams click an element */
-/** @typedef {{selector: string, value: string, timeout_ms?: number, tab_id?: number}} DomFillParams set a field's value */
-/** @typedef {{selector: string, text: string, timeout_ms?: number, tab_id?: number}} DomTypeParams type with key events */
-/** @typedef {{key: string, selector?: string, timeout_ms?: number, tab_id?: number}} DomPressParams press a key */
-/** @typedef {{selector: string, value: string|unknown[], timeout_ms?: number, tab_id?: number}} DomSelectParams choose options of a select */
-/** @typedef {{selector?: string, timeout_ms?: number, tab_id?: number}} DomScrollParams scroll an element into view */
-/** @typedef {{selector: string, fields: unknown[], redact?: unknown[], max_bytes?: number, tab_id?: number}} ScrapeExtractParams rows from the page */
+/** @typedef {{selector: string, frame?: string, tab_id?: number}} DomCountParams how many elements match */
+/** @typedef {{selector: string, state?: string, timeout_ms?: number, frame?: string, tab_id?: number}} DomWaitParams until a selector reaches a state */
+/** @typedef {{selector: string, timeout_ms?: number, frame?: string, tab_id?: number}} DomClickParams click an element */
+/** @typedef {{selector: string, value: string, timeout_ms?: number, frame?: string, tab_id?: number}} DomFillParams set a field's value */
+/** @typedef {{selector: string, text: string, timeout_ms?: number, frame?: string, tab_id?: number}} DomTypeParams type with key events */
+/** @typedef {{key: string, selector?: string, timeout_ms?: number, frame?: string, tab_id?: number}} DomPressParams press a key */
+/** @typedef {{selector: string, value: string|unknown[], timeout_ms?: number, frame?: string, tab_id?: number}} DomSelectParams choose options of a select */
+/** @typedef {{selector?: string, timeout_ms?: number, frame?: string, tab_id?: number}} DomScrollParams scroll an element into view */
+/** @typedef {{selector: string, fields: unknown[], redact?: unknown[], max_bytes?: number, frame?: string, tab_id?: number}} ScrapeExtractParams rows from the page */
 /** @typedef {{next_selector: string, rows_selector?: string, timeout_ms?: number, tab_id?: number}} ScrapeNextPageParams click next and wait for the rows to change */
 /** @typedef {{what: string, selector?: string, max_bytes?: number, properties?: unknown[], redact?: unknown[], tab_id?: number}} PageReadParams a reading helper's answer (text, html, links, forms, markdown, ...) */
+/** @typedef {{interactive_only?: boolean, scope?: string, max_depth?: number, redact?: unknown[], timeout_ms?: number, frame?: string, tab_id?: number}} DomSnapshotParams the accessibility tree as text with refs, frames included */
+/** @typedef {{selector: string, duration_ms?: number, timeout_ms?: number, frame?: string, tab_id?: number}} DomHighlightParams outline and label one element */
 /** @typedef {{scope?: string, tags?: unknown[], include_passes?: boolean, redact?: unknown[], timeout_ms?: number, tab_id?: number}} A11yAuditParams axe-core in the page */
 
 /** @type {Readonly<Record<string, OperationSpec>>} */
@@ -50,6 +52,7 @@ export const OPERATIONS = Object.freeze({
       max_depth: {"type": ["integer"], "required": false},
       properties: {"type": ["array"], "required": false},
       redact: {"type": ["array"], "required": false},
+      frame: {"type": ["string"], "required": false},
       tab_id: {"type": ["integer"], "required": false},
     },
   },
@@ -142,6 +145,7 @@ export const OPERATIONS = Object.freeze({
     pageChanging: false,
     params: {
       selector: {"type": ["string"], "required": true},
+      frame: {"type": ["string"], "required": false},
       tab_id: {"type": ["integer"], "required": false},
     },
   },
@@ -151,6 +155,7 @@ export const OPERATIONS = Object.freeze({
       selector: {"type": ["string"], "required": true},
       state: {"type": ["string"], "required": false, "enum": ["visible", "attached", "hidden"]},
       timeout_ms: {"type": ["integer"], "required": false},
+      frame: {"type": ["string"], "required": false},
       tab_id: {"type": ["integer"], "required": false},
     },
   },
@@ -159,6 +164,7 @@ export const OPERATIONS = Object.freeze({
     params: {
       selector: {"type": ["string"], "required": true},
       timeout_ms: {"type": ["integer"], "required": false},
+      frame: {"type": ["string"], "required": false},
       tab_id: {"type": ["integer"], "required": false},
     },
   },
@@ -168,6 +174,7 @@ export const OPERATIONS = Object.freeze({
       selector: {"type": ["string"], "required": true},
       value: {"type": ["string"], "required": true},
       timeout_ms: {"type": ["integer"], "required": false},
+      frame: {"type": ["string"], "required": false},
       tab_id: {"type": ["integer"], "required": false},
     },
   },
@@ -177,6 +184,7 @@ export const OPERATIONS = Object.freeze({
       selector: {"type": ["string"], "required": true},
       text: {"type": ["string"], "required": true},
       timeout_ms: {"type": ["integer"], "required": false},
+      frame: {"type": ["string"], "required": false},
       tab_id: {"type": ["integer"], "required": false},
     },
   },
@@ -186,6 +194,7 @@ export const OPERATIONS = Object.freeze({
       key: {"type": ["string"], "required": true},
       selector: {"type": ["string"], "required": false},
       timeout_ms: {"type": ["integer"], "required": false},
+      frame: {"type": ["string"], "required": false},
       tab_id: {"type": ["integer"], "required": false},
     },
   },
@@ -195,6 +204,7 @@ export const OPERATIONS = Object.freeze({
       selector: {"type": ["string"], "required": true},
       value: {"type": ["string", "array"], "required": true},
       timeout_ms: {"type": ["integer"], "required": false},
+      frame: {"type": ["string"], "required": false},
       tab_id: {"type": ["integer"], "required": false},
     },
   },
@@ -203,6 +213,7 @@ export const OPERATIONS = Object.freeze({
     params: {
       selector: {"type": ["string"], "required": false},
       timeout_ms: {"type": ["integer"], "required": false},
+      frame: {"type": ["string"], "required": false},
       tab_id: {"type": ["integer"], "required": false},
     },
   },
@@ -213,6 +224,7 @@ export const OPERATIONS = Object.freeze({
       fields: {"type": ["array"], "required": true},
       redact: {"type": ["array"], "required": false},
       max_bytes: {"type": ["integer"], "required": false},
+      frame: {"type": ["string"], "required": false},
       tab_id: {"type": ["integer"], "required": false},
     },
   },
@@ -236,6 +248,28 @@ export const OPERATIONS = Object.freeze({
       tab_id: {"type": ["integer"], "required": false},
     },
   },
+  "dom.snapshot": {
+    pageChanging: false,
+    params: {
+      interactive_only: {"type": ["boolean"], "required": false},
+      scope: {"type": ["string"], "required": false},
+      max_depth: {"type": ["integer"], "required": false},
+      redact: {"type": ["array"], "required": false},
+      timeout_ms: {"type": ["integer"], "required": false},
+      frame: {"type": ["string"], "required": false},
+      tab_id: {"type": ["integer"], "required": false},
+    },
+  },
+  "dom.highlight": {
+    pageChanging: true,
+    params: {
+      selector: {"type": ["string"], "required": true},
+      duration_ms: {"type": ["integer"], "required": false},
+      timeout_ms: {"type": ["integer"], "required": false},
+      frame: {"type": ["string"], "required": false},
+      tab_id: {"type": ["integer"], "required": false},
+    },
+  },
   "a11y.audit": {
     pageChanging: false,
     params: {
@@ -250,4 +284,4 @@ export const OPERATIONS = Object.freeze({
 });
 
 /** Operations that change a page: refused while the app says the pilot is off. */
-export const PAGE_CHANGING_OPS = new Set(["tabs.open", "tabs.close", "state.load", "tab.navigate", "js.execute", "dom.click", "dom.fill", "dom.type", "dom.press", "dom.select", "scrape.next_page"]);
+export const PAGE_CHANGING_OPS = new Set(["tabs.open", "tabs.close", "state.load", "tab.navigate", "js.execute", "dom.click", "dom.fill", "dom.type", "dom.press", "dom.select", "scrape.next_page", "dom.highlight"]);

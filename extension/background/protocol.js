@@ -9,6 +9,7 @@ export const Codes = Object.freeze({
   INVALID_PARAMS: "invalid_params",
   TIMEOUT: "timeout",
   ELEMENT_NOT_FOUND: "element_not_found",
+  STALE_REF: "stale_ref",
   TAB_CLOSED: "tab_closed",
   NOT_SUPPORTED: "not_supported",
   INTERNAL: "internal",

@@ -2,8 +2,10 @@
 // Time budgets and page readiness for the element operations. A content op that is running when the
 // page navigates ends with its document (executeScript then answers null); inPage waits for the tab
 // to finish loading and runs the op again in the new document with whatever time is left.
-import { askPage, unwrap } from "./content.js";
+import { askPage, frameGone, unwrap } from "./content.js";
 import * as ext from "./ext.js";
+import { splitFrame } from "./frame_refs.js";
+import { frameOrigin } from "./frames.js";
 import { Codes, TPError } from "./protocol.js";
 import { assertReadable, getTab } from "./tabs.js";
 
@@ -86,13 +88,38 @@ function hangGuard(ms) {
   return { promise, cancel: () => clearTimeout(timer) };
 }
 
+/** Content ops that answer a viewport point {x, y}: from a frame, it is moved into the tab's viewport. */
+const POINT_OPS = new Set(["dom.actionable"]);
+
 /**
- * Run content op `op` in the tab's top frame with `timeout_ms` = the time left (and `budget_ms`, the
- * whole budget, for messages), surviving navigations:
+ * Run content op `op` in the tab's frame its selector names (`@f12e5`, `@f12 >> .x`: frame 12; else
+ * the top frame) with `timeout_ms` = the time left (and `budget_ms`, the whole budget, for
+ * messages), surviving navigations:
  * a tab that is about to navigate (a pending URL) or whose document went away mid-op is waited for
  * (until loaded, within the deadline) and the op runs again. Errors the page reports are thrown as is.
  */
 export async function inPage(tabId, op, params, deadline) {
+  return (await inPageAt(tabId, op, params, deadline)).data;
+}
+
+/**
+ * inPage, also saying which frame answered (`frameId`, 0: the top). `frameId` given: that frame,
+ * whatever the selector says. A point a POINT_OPS op answers is in the tab's viewport.
+ * @returns {Promise<{data: any, frameId: number}>}
+ */
+export async function inPageAt(tabId, op, params, deadline, frameId = undefined) {
+  const named = splitFrame(params.selector);
+  const frame = frameId ?? named.frameId;
+  if (frameId === undefined && named.frameId) params = { ...params, selector: named.selector };
+  const data = await runInFrame(tabId, frame, op, params, deadline);
+  if (frame && POINT_OPS.has(op) && Number.isFinite(data?.x) && Number.isFinite(data?.y)) {
+    const origin = await frameOrigin(tabId, frame);
+    return { data: { ...data, x: data.x + origin.x, y: data.y + origin.y }, frameId: frame };
+  }
+  return { data, frameId: frame };
+}
+
+async function runInFrame(tabId, frameId, op, params, deadline) {
   for (let attempt = 0; ; attempt++) {
     let tab = await getTab(tabId);
     if (tab.status === "loading" && tab.pendingUrl && deadline.left() > 0) {
@@ -101,12 +128,14 @@ export async function inPage(tabId, op, params, deadline) {
     }
     assertReadable(tab);
     const guard = hangGuard(deadline.left() + HANG_GRACE_MS);
-    const asking = askPage(tabId, op, { ...params, timeout_ms: deadline.left(), budget_ms: deadline.ms });
+    const asking = askPage(tabId, op, { ...params, timeout_ms: deadline.left(), budget_ms: deadline.ms }, frameId);
     asking.catch(() => {}); // when the guard wins, a late failure is nobody's business
     let reply;
     try {
       reply = await Promise.race([asking, guard.promise]);
     } catch (err) {
+      // A frame that cannot be entered is one that went away (its refs with it).
+      if (frameId) throw frameGone(frameId, params.selector ?? `@f${frameId}`);
       const now = await getTab(tabId);
       if (now.status === "loading") {
         if (deadline.left() <= 0) {

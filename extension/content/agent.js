@@ -96,25 +96,30 @@
     return out;
   }
 
+  /** A selector for `el`; inside a shadow root, `<host's selector> >> <path in the shadow tree>`. */
   function cssPath(el) {
     const parts = [];
+    const root = el.getRootNode();
     let node = el;
     while (node && node.nodeType === 1 && node !== document.documentElement) {
-      if (node.id && document.querySelectorAll(`#${CSS.escape(node.id)}`).length === 1) {
+      if (node.id && root.querySelectorAll(`#${CSS.escape(node.id)}`).length === 1) {
         parts.unshift(`#${CSS.escape(node.id)}`);
         break;
       }
       const tag = node.localName;
       const parent = node.parentElement;
       if (!parent) {
-        parts.unshift(tag);
+        const siblings = root instanceof ShadowRoot ? root.children : null;
+        const index = siblings ? Array.prototype.indexOf.call(siblings, node) + 1 : 0;
+        parts.unshift(siblings && siblings.length > 1 ? `${tag}:nth-child(${index})` : tag);
         break;
       }
       const index = Array.prototype.indexOf.call(parent.children, node) + 1;
       parts.unshift(parent.children.length > 1 ? `${tag}:nth-child(${index})` : tag);
       node = parent;
     }
-    return parts.join(" > ");
+    const path = parts.join(" > ");
+    return root instanceof ShadowRoot ? `${cssPath(root.host)} >> ${path}` : path;
   }
 
   function box(el) {
@@ -122,17 +127,8 @@
     return { x: Math.round(r.x), y: Math.round(r.y), width: Math.round(r.width), height: Math.round(r.height) };
   }
 
-  /** querySelectorAll, with a bad selector reported as invalid_params naming the parameter. */
-  function queryAll(selector, param = "selector") {
-    if (typeof selector !== "string" || !selector.trim()) {
-      throw new PageError("invalid_params", `'${param}' must be a non-empty CSS selector.`, { param });
-    }
-    try {
-      return document.querySelectorAll(selector);
-    } catch {
-      throw new PageError("invalid_params", `'${selector}' is not a valid CSS selector.`, { param });
-    }
-  }
+  /** Every element a selector names: content/locate.js (refs, shadow roots, `>>`) fills this in. */
+  const queryAll = (selector, param = "selector") => lib.queryAll(selector, param);
 
   /** Resolves once the document has been parsed (at once unless it is still loading). */
   function parsed() {
@@ -238,10 +234,13 @@
     "dom.count": domCount,
   };
 
+  /** @type {Record<string, any>} */
+  const lib = { PageError, REDACTED, SENSITIVE, clean, cut, parsed, visible, redaction, isRedacted, textAround, cssPath };
+
   // Called by the service worker through chrome.scripting.executeScript (same isolated world).
   globalThis.__tabpilot = {
     ops: OPS,
-    lib: { PageError, REDACTED, SENSITIVE, clean, cut, queryAll, parsed, visible, redaction, isRedacted, textAround, cssPath },
+    lib,
     async run(op, params) {
       const handler = OPS[op];
       if (!handler) return { error: { code: "not_supported", message: `The page agent has no '${op}'.` } };

@@ -7,7 +7,7 @@
 (() => {
   const tp = globalThis.__tabpilot;
   if (!tp?.ops || tp.ops["dom.wait"]) return;
-  const { PageError, clean, queryAll, visible } = tp.lib;
+  const { PageError, clean, queryAll, first, elementAt, visible } = tp.lib;
 
   const TICK_MS = 100; // fallback poll while frames are not painted (background tabs)
   const STATES = ["visible", "attached", "hidden"];
@@ -20,24 +20,36 @@
    * with a timer as the fallback where frames are not painted.
    */
   function waitFor(check, timeoutMs) {
-    const first = check();
-    if (first.ok || timeoutMs <= 0) return Promise.resolve(first.ok ? first : { ...first, timedOut: true });
-    return new Promise((resolve) => {
-      let last = first;
+    const initial = check();
+    if (initial.ok || timeoutMs <= 0) return Promise.resolve(initial.ok ? initial : { ...initial, timedOut: true });
+    return new Promise((resolve, reject) => {
+      let last = initial;
       let raf = 0;
       let timer = 0;
       let finished = false;
-      const finish = (result) => {
+      const finish = (result, error = undefined) => {
         finished = true;
         observer.disconnect();
         cancelAnimationFrame(raf);
         clearTimeout(timer);
         clearTimeout(deadline);
-        resolve(result);
+        if (error) reject(error);
+        else resolve(result);
+      };
+      const look = () => {
+        try {
+          return check();
+        } catch (err) {
+          // A check that throws (a ref whose element left the page: stale_ref) ends the wait at once.
+          finish(undefined, err);
+          return null;
+        }
       };
       const tick = () => {
         if (finished) return;
-        last = check();
+        const seen = look();
+        if (!seen) return;
+        last = seen;
         if (last.ok) finish(last);
         else schedule();
       };
@@ -51,8 +63,8 @@
       observer.observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
       const deadline = setTimeout(() => {
         if (finished) return;
-        last = check();
-        finish(last.ok ? last : { ...last, timedOut: true });
+        const seen = look();
+        if (seen) finish(seen.ok ? seen : { ...seen, timedOut: true });
       }, timeoutMs);
       schedule();
     });
@@ -98,7 +110,7 @@
    * `{ok:false, found, why}`. `need` says which conditions apply.
    */
   function look(selector, need) {
-    const el = document.querySelector(selector);
+    const el = first(selector);
     if (!el) return { ok: false, found: false, why: "no element matches it" };
     if (need.visible && !visible(el)) return { ok: false, found: true, why: "it is not visible" };
     if (need.enabled && isDisabled(el)) return { ok: false, found: true, why: "it is disabled" };
@@ -111,7 +123,7 @@
       el.scrollIntoView({ block: "center", inline: "center", behavior: "instant" });
       ({ r, x, y } = centre(el));
     }
-    const hit = document.elementFromPoint(x, y);
+    const hit = elementAt(el, x, y);
     if (!hit) return { ok: false, found: true, why: "its centre is outside the viewport" };
     if (hit !== el && !el.contains(hit)) return { ok: false, found: true, why: `it is covered by ${describe(hit)}` };
     return { ok: true, el, x, y };
@@ -175,10 +187,17 @@
     if (!STATES.includes(state)) {
       throw new PageError("invalid_params", `'state' must be one of ${STATES.join(", ")}.`, { param: "state" });
     }
-    queryAll(p.selector);
+    if (state !== "hidden") queryAll(p.selector); // a bad selector or a stale ref fails now
     const { left, budget } = times(p);
     const check = () => {
-      const all = document.querySelectorAll(p.selector);
+      let all;
+      try {
+        all = queryAll(p.selector);
+      } catch (err) {
+        // A ref whose element left the page: for `hidden` that is the answer, else stale_ref.
+        if (state === "hidden" && err instanceof PageError && err.code === "stale_ref") return { ok: true, count: 0 };
+        throw err;
+      }
       let shown = false;
       if (state !== "attached") {
         for (const el of all) {
@@ -249,7 +268,7 @@
     if (!g) return { verdict: "unseen", still: false };
     if (g.verdict) return { verdict: g.verdict, target: g.target };
     const inside = g.x >= 0 && g.y >= 0 && g.x < window.innerWidth && g.y < window.innerHeight;
-    const top = inside ? document.elementFromPoint(g.x, g.y) : null;
+    const top = inside ? elementAt(g.el, g.x, g.y) : null;
     return { verdict: "unseen", still: !!top && (top === g.el || g.el.contains(top)), target: describe(top) };
   }
 
@@ -272,8 +291,8 @@
   async function domFill(p) {
     if (typeof p.value !== "string") throw new PageError("invalid_params", "'value' must be a string.", { param: "value" });
     queryAll(p.selector);
-    const first = document.querySelector(p.selector);
-    if (first) checkFillable(first, p.selector);
+    const found = first(p.selector);
+    if (found) checkFillable(found, p.selector);
     const { el } = await ready(p, "fill", { visible: true, enabled: true, editable: true });
     checkFillable(el, p.selector);
     if (document.activeElement !== el) el.focus({ preventScroll: true });

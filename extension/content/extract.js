@@ -5,7 +5,7 @@
 (() => {
   const tp = globalThis.__tabpilot;
   if (!tp?.ops || tp.ops["scrape.extract"]) return;
-  const { PageError, REDACTED, queryAll, parsed, visible, redaction, isRedacted, textAround } = tp.lib;
+  const { PageError, REDACTED, queryAll, first, parsed, visible, redaction, isRedacted, textAround } = tp.lib;
 
   const DEFAULT_MAX_BYTES = 1048576;
   const WS = /\s+/g;
@@ -230,7 +230,7 @@
     }
     if (document.readyState === "loading") await parsed();
     const red = redaction(p.redact);
-    const rowEls = document.querySelectorAll(p.selector);
+    const rowEls = queryAll(p.selector);
     const mapStarted = performance.now();
     const rows = [];
     let bytes = 2; // the brackets of the array
@@ -284,13 +284,13 @@
   }
 
   function rowsSignature(selector) {
-    const rows = document.querySelectorAll(selector || "body");
+    const rows = queryAll(selector || "body");
     if (!rows.length) return { sig: "0", count: 0 };
     return { sig: `${rows.length}|${hash(rows[0].textContent)}|${hash(rows[rows.length - 1].textContent)}`, count: rows.length };
   }
 
   function nextState(selector) {
-    const el = document.querySelector(selector);
+    const el = first(selector, "next_selector");
     if (!el || !visible(el)) return "none";
     const parent = el.parentElement;
     const off = (n) => n.matches(":disabled") || n.getAttribute("aria-disabled") === "true" || n.classList.contains("disabled");

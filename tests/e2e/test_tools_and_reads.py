@@ -44,6 +44,7 @@ async def test_the_tools_are_exactly_the_four_and_compact(mcp: StdioMcp) -> None
         "network_bodies",
         "websocket_events",
         "a11y_audit",
+        "snapshot",
         "workflows",
     ]
     assert modes["interact"] == [
@@ -59,6 +60,7 @@ async def test_the_tools_are_exactly_the_four_and_compact(mcp: StdioMcp) -> None
         "switch_tab",
         "close_tab",
         "scrape",
+        "highlight",
     ]
     observe = next(t for t in listed.tools if t.name == "observe")
     interact = next(t for t in listed.tools if t.name == "interact")

@@ -16,6 +16,7 @@ from tabpilot import contract, shell
 from tabpilot.engine.catalog import build_registry
 from tabpilot.engine.commands import AnyCommand, Cli, Registry
 from tabpilot.engine.help import example_arguments
+from tabpilot.engine.interact import SELECTOR_DOC
 
 ROOT = Path(__file__).resolve().parents[2]
 WITH_CLI = [c for c in build_registry().all() if c.cli is not None]
@@ -85,7 +86,7 @@ def test_the_help_of_a_subcommand_comes_from_its_definition() -> None:
     text = shell.build_parser("click", shell.subcommands()["click"]).format_help()
     assert "usage: tabpilot click" in text and "SELECTOR" in text
     assert "(interact action=click; pilot + approval)" in text
-    assert "CSS selector (first match)" in text
+    assert SELECTOR_DOC in " ".join(text.split())
     assert "example: tabpilot click '#search'" in text
 
 

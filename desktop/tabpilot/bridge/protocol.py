@@ -18,8 +18,8 @@ from tabpilot.engine.operations import OPERATIONS
 PROTOCOL_VERSION = 2
 AUTH_KINDS = ("managed", "paired", "pairing", "none")
 
-# The operations the extension's allow-list accepts: those engine/operations.py defines (one list,
-# from which extension/background/operations.js is generated); docs/bridge-protocol.md describes each one.
+# The operations the extension's allow-list accepts: the one table in engine/operations.py (the
+# extension's operations.js is generated from it); docs/bridge-protocol.md describes each one.
 OPS: tuple[str, ...] = tuple(op.name for op in OPERATIONS)
 
 

@@ -84,6 +84,14 @@ class TabArgs(Args):
     tab_id: int | None = arg("tab (default: tracked, else active)", default=None)
 
 
+@dataclass(frozen=True, kw_only=True)
+class FrameArgs(TabArgs):
+    """A command that reads or acts in one frame of the tab: `frame`, or the top frame. A selector
+    that is a frame's ref (`@f12e3`) names its frame itself."""
+
+    frame: str | None = arg("iframe: selector, ref, name or URL pattern (default: top frame)", default=None)
+
+
 A = TypeVar("A", bound=Args)
 
 

@@ -81,6 +81,25 @@ def in_page(page, op: str, params: dict) -> dict:
     raise RuntimeError(f"{{op}}: the page kept navigating")
 
 
+def frame_of(page, frame: str):
+    """The frame a step names, as Tabpilot finds it: an iframe's selector, a frame's name, a URL pattern."""
+    for candidate in page.frames[1:]:
+        if candidate.name == frame:
+            return candidate
+    try:
+        handle = page.query_selector(frame)
+        found = handle.content_frame() if handle else None
+        if found:
+            return found
+    except PlaywrightError:
+        pass  # not a selector: a URL pattern
+    pattern = re.compile(".*".join(re.escape(part) for part in frame.split("*")))
+    for candidate in page.frames[1:]:
+        if pattern.search(candidate.url):
+            return candidate
+    raise RuntimeError(f"no frame matches {{frame!r}}")
+
+
 def next_page(page, next_selector: str, rows_selector: str, timeout_ms: int) -> bool:
     before = in_page(page, "scrape.probe", {{"next_selector": next_selector, "rows_selector": rows_selector}})
     if before["next"] != "ready":
@@ -282,6 +301,10 @@ def _step_code(step: dict[str, Any], number: str, indent: str, delay: bool) -> l
             lines += _block(step["else"], f"{number}.else", indent + "    ")
         return lines
     action = EMITTERS[kind](step, sel, timeout)  # check_steps refuses unknown kinds before a workflow is saved
+    if step.get("frame"):
+        # A step in a frame: the same call on that frame (a Playwright Frame has locator() and evaluate()).
+        target = f"frame_of(page, {_lit(step['frame'])})"
+        action = action.replace("page.locator(", f"{target}.locator(").replace("extract(page,", f"extract({target},")
     lines.append(f"{indent}step({_lit(number)}, {_lit(kind)}, lambda: {action})")
     return lines
 

@@ -12,6 +12,7 @@ ErrorCode = Literal[
     "invalid_params",
     "timeout",
     "element_not_found",
+    "stale_ref",
     "approval_denied",
     "approval_timeout",
     "workflow_in_progress",

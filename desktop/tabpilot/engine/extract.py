@@ -60,6 +60,7 @@ async def extract(
     tab_id: int | None,
     selector: str,
     schema: ExtractSchema,
+    frame: str | None = None,
     wait_for: str | None = None,
     timeout_ms: int = DEFAULT_ELEMENT_TIMEOUT_MS,
     paginate: Pagination | None = None,
@@ -72,7 +73,7 @@ async def extract(
     if wait_for:
         await ctx.browser_request(
             "dom.wait",
-            {"tab_id": tab_id, "selector": wait_for, "state": "visible", "timeout_ms": timeout_ms},
+            {"tab_id": tab_id, "selector": wait_for, "state": "visible", "timeout_ms": timeout_ms, "frame": frame},
             timeout_s=timeout_ms / 1000 + 5,
         )
     fields = schema.wire()
@@ -85,7 +86,14 @@ async def extract(
         left = budget_bytes - out.size
         page = await ctx.browser_request(
             "scrape.extract",
-            {"tab_id": tab_id, "selector": selector, "fields": fields, "redact": redact, "max_bytes": max(left, 0)},
+            {
+                "tab_id": tab_id,
+                "selector": selector,
+                "fields": fields,
+                "redact": redact,
+                "max_bytes": max(left, 0),
+                "frame": frame,
+            },
             timeout_s=30,
         )
         pages += 1

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
-from tabpilot.engine.args import TabArgs, arg
+from tabpilot.engine.args import FrameArgs, TabArgs, arg
 from tabpilot.engine.commands import Cli, Command
 from tabpilot.engine.context import CommandContext
 from tabpilot.engine.errors import TabpilotError, shown
@@ -15,6 +15,7 @@ from tabpilot.engine.params import Param
 from tabpilot.engine.workflows import resolve, scrub
 
 NAVIGABLE_SCHEMES = ("http", "https")
+SELECTOR_DOC = "CSS (pierces shadow roots; a >> b) or a snapshot ref @e5"
 TIMEOUT_MARGIN_S = 2.0
 
 
@@ -49,44 +50,45 @@ class ExecuteJsArgs(TabArgs):
 
 
 @dataclass(frozen=True, kw_only=True)
-class ElementArgs(TabArgs):
-    """An action on one element: it waits for the element up to timeout_ms."""
+class ElementArgs(FrameArgs):
+    """An action on one element (a selector or a snapshot's ref, in `frame` or the top frame): it waits
+    for the element up to timeout_ms."""
 
     timeout_ms: int = arg("default 10000", default=10_000, minimum=100, maximum=120_000)
 
 
 @dataclass(frozen=True, kw_only=True)
 class ClickArgs(ElementArgs):
-    selector: str = arg("CSS selector (first match)")
+    selector: str = arg(SELECTOR_DOC)
 
 
 @dataclass(frozen=True, kw_only=True)
 class FillArgs(ElementArgs):
-    selector: str = arg("CSS selector (first match)")
+    selector: str = arg(SELECTOR_DOC)
     value: str = arg('text ("" clears the field); {{secret:NAME}} from the keyring', allow_empty=True)
 
 
 @dataclass(frozen=True, kw_only=True)
 class TypeArgs(ElementArgs):
-    selector: str = arg("CSS selector (first match)")
+    selector: str = arg(SELECTOR_DOC)
     text: str = arg("text; {{secret:NAME}} from the keyring")
 
 
 @dataclass(frozen=True, kw_only=True)
 class PressArgs(ElementArgs):
     key: str = arg("e.g. Enter, Tab, Control+A")
-    selector: str | None = arg("CSS selector (first match)", default=None)
+    selector: str | None = arg(SELECTOR_DOC, default=None)
 
 
 @dataclass(frozen=True, kw_only=True)
 class SelectArgs(ElementArgs):
-    selector: str = arg("CSS selector (first match)")
+    selector: str = arg(SELECTOR_DOC)
     value: str = arg("option value or label; {{secret:NAME}} from the keyring")
 
 
 @dataclass(frozen=True, kw_only=True)
 class ScrollArgs(ElementArgs):
-    selector: str | None = arg("CSS selector (first match)", default=None)
+    selector: str | None = arg(SELECTOR_DOC, default=None)
 
 
 E = TypeVar("E", bound=ElementArgs)

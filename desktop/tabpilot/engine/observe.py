@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from tabpilot.engine.args import NoArgs, TabArgs, arg
+from tabpilot.engine.args import FrameArgs, NoArgs, TabArgs, arg
 from tabpilot.engine.commands import Args, Cli, Command
 from tabpilot.engine.context import CommandContext
 from tabpilot.engine.errors import TabpilotError
@@ -14,8 +14,8 @@ DOM_LIMITS = {"max_matches": 50, "max_text": 500, "max_depth": 5}
 
 
 @dataclass(frozen=True, kw_only=True)
-class DomArgs(TabArgs):
-    selector: str = arg("CSS selector")
+class DomArgs(FrameArgs):
+    selector: str = arg("CSS (pierces shadow roots; a >> b) or a snapshot ref @e5")
     include_styles: bool = arg("computed styles", default=False)
     include_children: bool = arg("child subtree", default=False)
     max_depth: int = arg("subtree depth (≤5)", default=3, minimum=0, maximum=5, clamp=True)

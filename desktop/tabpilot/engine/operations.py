@@ -46,6 +46,8 @@ SELECTOR = _p("selector", "string", required=True)
 REDACT = _p("redact", "array")
 READS = ("text", "html", "links", "forms", "markdown", "structured_data", "media", "styles")
 """The reading helpers content/read.js answers (page.read's `what`)."""
+FRAME = _p("frame", "string")
+"""An iframe (selector, ref, name or URL pattern): the extension qualifies the op's selector with it."""
 
 OPERATIONS: tuple[Operation, ...] = (
     Operation("page.info", (TAB_ID,), summary="the observe page object"),
@@ -58,6 +60,7 @@ OPERATIONS: tuple[Operation, ...] = (
             _p("max_depth", "integer"),
             _p("properties", "array"),
             REDACT,
+            FRAME,
             TAB_ID,
         ),
         summary="the observe dom object",
@@ -104,41 +107,41 @@ OPERATIONS: tuple[Operation, ...] = (
         summary="a picture of the tab",
     ),
     Operation("tab.crop", (SELECTOR, TAB_ID), summary="an element's picture for an approval prompt"),
-    Operation("dom.count", (SELECTOR, TAB_ID), summary="how many elements match"),
+    Operation("dom.count", (SELECTOR, FRAME, TAB_ID), summary="how many elements match"),
     Operation(
         "dom.wait",
-        (SELECTOR, _p("state", "string", enum=("visible", "attached", "hidden")), TIMEOUT, TAB_ID),
+        (SELECTOR, _p("state", "string", enum=("visible", "attached", "hidden")), TIMEOUT, FRAME, TAB_ID),
         summary="until a selector reaches a state",
     ),
-    Operation("dom.click", (SELECTOR, TIMEOUT, TAB_ID), page_changing=True, summary="click an element"),
+    Operation("dom.click", (SELECTOR, TIMEOUT, FRAME, TAB_ID), page_changing=True, summary="click an element"),
     Operation(
         "dom.fill",
-        (SELECTOR, _p("value", "string", required=True), TIMEOUT, TAB_ID),
+        (SELECTOR, _p("value", "string", required=True), TIMEOUT, FRAME, TAB_ID),
         page_changing=True,
         summary="set a field's value",
     ),
     Operation(
         "dom.type",
-        (SELECTOR, _p("text", "string", required=True), TIMEOUT, TAB_ID),
+        (SELECTOR, _p("text", "string", required=True), TIMEOUT, FRAME, TAB_ID),
         page_changing=True,
         summary="type with key events",
     ),
     Operation(
         "dom.press",
-        (_p("key", "string", required=True), _p("selector", "string"), TIMEOUT, TAB_ID),
+        (_p("key", "string", required=True), _p("selector", "string"), TIMEOUT, FRAME, TAB_ID),
         page_changing=True,
         summary="press a key",
     ),
     Operation(
         "dom.select",
-        (SELECTOR, _p("value", "string", "array", required=True), TIMEOUT, TAB_ID),
+        (SELECTOR, _p("value", "string", "array", required=True), TIMEOUT, FRAME, TAB_ID),
         page_changing=True,
         summary="choose options of a select",
     ),
-    Operation("dom.scroll", (_p("selector", "string"), TIMEOUT, TAB_ID), summary="scroll an element into view"),
+    Operation("dom.scroll", (_p("selector", "string"), TIMEOUT, FRAME, TAB_ID), summary="scroll an element into view"),
     Operation(
         "scrape.extract",
-        (SELECTOR, _p("fields", "array", required=True), REDACT, _p("max_bytes", "integer"), TAB_ID),
+        (SELECTOR, _p("fields", "array", required=True), REDACT, _p("max_bytes", "integer"), FRAME, TAB_ID),
         summary="rows from the page",
     ),
     Operation(
@@ -158,6 +161,25 @@ OPERATIONS: tuple[Operation, ...] = (
             TAB_ID,
         ),
         summary="a reading helper's answer (text, html, links, forms, markdown, ...)",
+    ),
+    Operation(
+        "dom.snapshot",
+        (
+            _p("interactive_only", "boolean"),
+            _p("scope", "string"),
+            _p("max_depth", "integer"),
+            REDACT,
+            TIMEOUT,
+            FRAME,
+            TAB_ID,
+        ),
+        summary="the accessibility tree as text with refs, frames included",
+    ),
+    Operation(
+        "dom.highlight",
+        (SELECTOR, _p("duration_ms", "integer"), TIMEOUT, FRAME, TAB_ID),
+        page_changing=True,
+        summary="outline and label one element",
     ),
     Operation(
         "a11y.audit",

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, cast
 
-from tabpilot.engine.args import TabArgs, arg
+from tabpilot.engine.args import FrameArgs, TabArgs, arg
 from tabpilot.engine.commands import ApprovalScope, Command
 from tabpilot.engine.context import CommandContext
 from tabpilot.engine.errors import TabpilotError
@@ -37,6 +37,7 @@ from tabpilot.engine.workflows import (
     origin_of,
     parse_workflow,
     refuse_literal_secrets,
+    refuse_refs,
     resolve,
     scrub,
     walk_steps,
@@ -50,7 +51,7 @@ WAIT = Param("wait_ms", "integer", "answer 'running' after (default 30000)", min
 
 
 @dataclass(frozen=True, kw_only=True)
-class ExtractArgs(TabArgs):
+class ExtractArgs(FrameArgs):
     selector: str = arg("CSS selector of the rows")
     schema: dict[str, Any] = arg("{field:'css | text|html|attr:N|number|boolean'} or JSON Schema (x-selector)")
     options: dict[str, Any] | None = arg(
@@ -95,6 +96,7 @@ async def _extract(ctx: CommandContext, a: ExtractArgs) -> dict[str, Any]:
     out = await extract(
         ctx,
         tab_id=a.tab_id,
+        frame=a.frame,
         selector=a.selector,
         schema=schema,
         wait_for=options.get("wait_for"),
@@ -146,6 +148,7 @@ async def _workflow(ctx: CommandContext, a: WorkflowArgs) -> dict[str, Any]:
         if store is None:
             raise TabpilotError("not_supported", "This Tabpilot has no workflow folder to record into.")
         refuse_literal_secrets(workflow)
+        refuse_refs(workflow)
         _preflight(ctx.engine, workflow, int(tab["tab_id"]))  # a refused workflow is not recorded
         store.save(workflow)
     return await _run(ctx, workflow, int(tab["tab_id"]), a.step_delay_ms, recorded=recorded, replayed=False)

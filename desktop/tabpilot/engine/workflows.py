@@ -225,6 +225,24 @@ def refuse_literal_secrets(workflow: Workflow) -> None:
                 )
 
 
+SNAPSHOT_REF = re.compile(r"(^|>>\s*)@(f\d+)?e\d+\b")
+"""A snapshot's ref (`@e5`, `@f12e3`) in a selector or frame: good only in the document that gave it."""
+
+
+def refuse_refs(workflow: Workflow) -> None:
+    """A recorded file is replayed in later documents, where a snapshot's refs mean nothing: ask for CSS."""
+    for step in walk_steps(workflow.steps):
+        for key in ("selector", "frame"):
+            value = step.get(key)
+            if isinstance(value, str) and SNAPSHOT_REF.search(value.strip()):
+                raise TabpilotError(
+                    "invalid_params",
+                    f"The {step['type']} step's {key} {shown(value)} is a snapshot ref, which holds only in the page "
+                    "that gave it; a recorded workflow needs a CSS selector (observe dom shows one for a ref).",
+                    param="steps",
+                )
+
+
 # -- ids, origins ----------------------------------------------------------------------------------
 
 
