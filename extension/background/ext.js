@@ -30,6 +30,12 @@ export const tabs = {
   query: (query) => chrome.tabs.query(query),
   /** @param {number} tabId @param {chrome.tabs.UpdateProperties} changes */
   update: (tabId, changes) => chrome.tabs.update(tabId, changes),
+  /** @param {number} tabId */
+  goBack: (tabId) => chrome.tabs.goBack(tabId),
+  /** @param {number} tabId */
+  goForward: (tabId) => chrome.tabs.goForward(tabId),
+  /** @param {number} tabId */
+  reload: (tabId) => chrome.tabs.reload(tabId),
   /** @param {number} windowId @param {chrome.extensionTypes.ImageDetails} options @returns {Promise<string>} */
   captureVisibleTab: (windowId, options) => chrome.tabs.captureVisibleTab(windowId, options),
   get onActivated() {
@@ -67,6 +73,10 @@ export const devtools = {
   sendCommand: (target, method, params) => chrome.debugger.sendCommand(target, method, params),
   get onDetach() {
     return chrome.debugger.onDetach;
+  },
+  /** CDP events of the attached tabs (Input.dragIntercepted). */
+  get onEvent() {
+    return chrome.debugger.onEvent;
   },
 };
 

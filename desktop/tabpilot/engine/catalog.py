@@ -2,12 +2,22 @@
 
 from __future__ import annotations
 
-from tabpilot.engine import a11y, configure, generate, interact, observe, scrape, telemetry, workflow_commands
+from tabpilot.engine import (
+    a11y,
+    configure,
+    generate,
+    interact,
+    observe,
+    page_actions,
+    scrape,
+    telemetry,
+    workflow_commands,
+)
 from tabpilot.engine.commands import Registry
 
 
 def build_registry() -> Registry:
     registry = Registry()
-    for module in (observe, telemetry, a11y, interact, scrape, workflow_commands, configure, generate):
+    for module in (observe, telemetry, a11y, interact, page_actions, scrape, workflow_commands, configure, generate):
         registry.extend(module.COMMANDS)
     return registry

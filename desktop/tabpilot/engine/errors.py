@@ -17,6 +17,7 @@ ErrorCode = Literal[
     "workflow_in_progress",
     "workflow_not_found",
     "navigation_redirect",
+    "navigation_failed",
     "tab_closed",
     "domain_changed",
     "queue_full",

@@ -44,6 +44,7 @@ TAB_ID = _p("tab_id", "integer")
 TIMEOUT = _p("timeout_ms", "integer")
 SELECTOR = _p("selector", "string", required=True)
 REDACT = _p("redact", "array")
+WAIT_STATES = ("visible", "attached", "hidden", "detached")
 
 OPERATIONS: tuple[Operation, ...] = (
     Operation("page.info", (TAB_ID,), summary="the observe page object"),
@@ -86,10 +87,22 @@ OPERATIONS: tuple[Operation, ...] = (
     Operation("dom.count", (SELECTOR, TAB_ID), summary="how many elements match"),
     Operation(
         "dom.wait",
-        (SELECTOR, _p("state", "string", enum=("visible", "attached", "hidden")), TIMEOUT, TAB_ID),
+        (SELECTOR, _p("state", "string", enum=WAIT_STATES), TIMEOUT, TAB_ID),
         summary="until a selector reaches a state",
     ),
-    Operation("dom.click", (SELECTOR, TIMEOUT, TAB_ID), page_changing=True, summary="click an element"),
+    Operation(
+        "dom.click",
+        (
+            SELECTOR,
+            _p("button", "string", enum=("left", "right", "middle")),
+            _p("click_count", "integer"),
+            _p("modifiers", "array"),
+            TIMEOUT,
+            TAB_ID,
+        ),
+        page_changing=True,
+        summary="click an element",
+    ),
     Operation(
         "dom.fill",
         (SELECTOR, _p("value", "string", required=True), TIMEOUT, TAB_ID),
@@ -110,11 +123,85 @@ OPERATIONS: tuple[Operation, ...] = (
     ),
     Operation(
         "dom.select",
-        (SELECTOR, _p("value", "string", "array", required=True), TIMEOUT, TAB_ID),
+        (
+            SELECTOR,
+            _p("value", "string", "array"),
+            _p("label", "string", "array"),
+            _p("text", "string", "array"),
+            TIMEOUT,
+            TAB_ID,
+        ),
         page_changing=True,
         summary="choose options of a select",
     ),
-    Operation("dom.scroll", (_p("selector", "string"), TIMEOUT, TAB_ID), summary="scroll an element into view"),
+    Operation(
+        "dom.scroll",
+        (
+            _p("selector", "string"),
+            _p("delta_x", "integer"),
+            _p("delta_y", "integer"),
+            _p("to", "string", enum=("top", "bottom")),
+            TIMEOUT,
+            TAB_ID,
+        ),
+        summary="scroll an element into view, or by a delta",
+    ),
+    Operation(
+        "dom.check",
+        (SELECTOR, _p("checked", "boolean"), TIMEOUT, TAB_ID),
+        page_changing=True,
+        summary="check or uncheck a checkbox, radio or role=checkbox",
+    ),
+    Operation(
+        "dom.hover",
+        (SELECTOR, TIMEOUT, TAB_ID),
+        page_changing=True,
+        summary="move the pointer over an element",
+    ),
+    Operation("dom.focus", (SELECTOR, TIMEOUT, TAB_ID), page_changing=True, summary="give an element the focus"),
+    Operation(
+        "dom.drag",
+        (SELECTOR, _p("target", "string", required=True), TIMEOUT, TAB_ID),
+        page_changing=True,
+        summary="drag an element onto another",
+    ),
+    Operation(
+        "dom.upload",
+        (SELECTOR, _p("files", "array", required=True), TIMEOUT, TAB_ID),
+        page_changing=True,
+        summary="set a file input's files",
+    ),
+    Operation(
+        "page.wait_for",
+        (
+            _p("selector", "string"),
+            _p("state", "string", enum=WAIT_STATES),
+            _p("text", "string"),
+            _p("url", "string"),
+            _p("network_idle", "boolean"),
+            _p("load", "boolean"),
+            TIMEOUT,
+            TAB_ID,
+        ),
+        summary="until one condition holds",
+    ),
+    Operation(
+        "tab.history",
+        (_p("direction", "string", required=True, enum=("back", "forward", "reload")), TIMEOUT, TAB_ID),
+        page_changing=True,
+        summary="back, forward or reload",
+    ),
+    Operation(
+        "page.download",
+        (_p("url", "string"), _p("selector", "string"), TIMEOUT, TAB_ID),
+        summary="fetch a URL with the browser's cookies",
+    ),
+    Operation(
+        "page.dismiss_overlays",
+        (TIMEOUT, TAB_ID),
+        page_changing=True,
+        summary="close cookie banners and modals",
+    ),
     Operation(
         "scrape.extract",
         (SELECTOR, _p("fields", "array", required=True), REDACT, _p("max_bytes", "integer"), TAB_ID),
