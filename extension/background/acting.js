@@ -19,7 +19,7 @@ const NETWORK_IDLE_MS = 500;
 const MAX_DOWNLOAD_BYTES = 32 * 1024 * 1024;
 
 /** Run `act` (content ops that start the page's watch themselves) and answer its data with `changed`. */
-async function watched(tab, deadline, act) {
+async function watched(tab, deadline, act, { noText = false } = {}) {
   const watch = watchAction(tab.id);
   let data;
   try {
@@ -28,13 +28,13 @@ async function watched(tab, deadline, act) {
     await watch.abandon();
     throw err;
   }
-  return { ...data, ...(await watch.done(deadline)) };
+  return { ...data, ...(await watch.done(deadline, { noText })) };
 }
 
 export async function fill(tab, params, frameMs) {
   const deadline = budget(params, frameMs);
   const p = { selector: requireString(params, "selector"), value: params.value, watch: true };
-  return watched(tab, deadline, () => inPage(tab.id, "dom.fill", p, deadline));
+  return watched(tab, deadline, () => inPage(tab.id, "dom.fill", p, deadline), { noText: true });
 }
 
 export async function select(tab, params, frameMs) {

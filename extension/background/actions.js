@@ -161,7 +161,7 @@ export async function type(tab, params, frameMs) {
     await watch.abandon();
     throw err;
   }
-  return { typed, ...(await watch.done(deadline)) };
+  return { typed, ...(await watch.done(deadline, { noText: true })) };
 }
 
 export async function press(tab, params, frameMs) {

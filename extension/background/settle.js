@@ -80,16 +80,17 @@ export function watchAction(tabId) {
       requests.stop();
       await followed(0, 0);
     },
-    async done(deadline, { hit = false } = {}) {
+    async done(deadline, { hit = false, noText = false } = {}) {
       try {
         const left = () => Math.max(0, deadline.left());
-        let page = await settleInPage(tabId, { hit, quiet_ms: QUIET_MS, max_ms: MAX_QUIET_MS, timeout_ms: left() });
+        const base = { quiet_ms: QUIET_MS, max_ms: MAX_QUIET_MS, no_text: noText };
+        let page = await settleInPage(tabId, { ...base, hit, timeout_ms: left() });
         const nav = await followed(left(), page && !page.navigating ? 0 : undefined);
         const verdict = hit ? { hit: page?.hit } : {};
         if (nav) return { ...navigationNote(nav), changed: navigationLine(nav), ...verdict };
         if (requests.count > 0 && left() > 0) {
           await requests.idle(Math.min(NETWORK_MS, left()));
-          page = (await settleInPage(tabId, { quiet_ms: QUIET_MS, max_ms: MAX_QUIET_MS, timeout_ms: left() })) ?? page;
+          page = (await settleInPage(tabId, { ...base, timeout_ms: left() })) ?? page;
         }
         return { changed: page?.changed || "no visible change", ...verdict };
       } finally {

@@ -100,7 +100,7 @@
   }
 
   /** One line: what the watch saw (url, title, elements, text), or that nothing visible changed. */
-  function summary(w) {
+  function summary(w, withText) {
     const parts = [];
     if (location.href !== w.url) parts.push(`url ${location.href}`);
     if (document.title !== w.title) parts.push(`title '${snippet(document.title)}'`);
@@ -108,20 +108,24 @@
     if (w.removed) parts.push(`-${w.removed} element${w.removed === 1 ? "" : "s"}`);
     // Text that was replaced by itself (a re-render) is no news.
     const appeared = w.texts.filter((t) => !w.gone.includes(t)).slice(0, MAX_SNIPPETS);
-    if (appeared.length) parts.push(`text ${appeared.map((t) => `'${t}'`).join(", ")} appeared`);
+    if (appeared.length && withText) parts.push(`text ${appeared.map((t) => `'${t}'`).join(", ")} appeared`);
     const attrs = [...w.attrs].filter((el) => el.isConnected).length;
-    if (attrs && !w.added && !w.removed && !appeared.length) parts.push(`${attrs} element${attrs === 1 ? "" : "s"} changed attributes`);
+    if (attrs && !w.added && !w.removed && !(appeared.length && withText)) parts.push(`${attrs} element${attrs === 1 ? "" : "s"} changed attributes`);
     return parts.join(", ");
   }
 
-  /** Resolves once no mutation came for `quietMs` (counted from the last one), or after `timeoutMs`. */
+  /**
+   * Resolves once no mutation came for `quietMs` (counted from the last one, and from now: tasks the
+   * action queued — a form's submission, a handler's setTimeout(0) — run first), or after `timeoutMs`.
+   */
   function quiet(w, quietMs, timeoutMs) {
-    const ends = performance.now() + timeoutMs;
+    const from = performance.now();
+    const ends = from + timeoutMs;
     return new Promise((resolve) => {
       const check = () => {
         const now = performance.now();
         if (w.navigating) return resolve(undefined);
-        const wait = w.last + quietMs - now;
+        const wait = Math.max(w.last, from) + quietMs - now;
         if (wait <= 0 || now >= ends) return resolve(undefined);
         setTimeout(check, Math.min(wait, ends - now));
       };
@@ -136,7 +140,8 @@
 
   /**
    * After an action: `{navigating}` when it started a cross-document navigation, else `{changed}` once the
-   * page was quiet for `quiet_ms` (bounded by `timeout_ms`). With `hit`, the click guard's verdict too.
+   * page was quiet for `quiet_ms` (bounded by `timeout_ms`). With `hit`, the click guard's verdict too;
+   * with `no_text`, no text is quoted (after fill and type: what appeared may be what was typed).
    */
   async function pageSettle(p) {
     const hit = p.hit ? tp.ops["dom.hit"]?.({}) : undefined;
@@ -145,7 +150,7 @@
     const left = Math.max(0, Number(p.timeout_ms) || 0);
     await quiet(w, Math.max(0, Number(p.quiet_ms) || 0), Math.min(left, Number(p.max_ms) || left));
     if (w.navigating) return { navigating: w.navigating, hit };
-    return { changed: summary(w), hit };
+    return { changed: summary(w, !p.no_text), hit };
   }
 
   tp.lib.watch = startWatch;
