@@ -9,7 +9,7 @@ import { askPage } from "./content.js";
 import * as ext from "./ext.js";
 import { watchNavigation } from "./follow.js";
 import { Codes, TPError } from "./protocol.js";
-import { trackRequests, watchAction } from "./settle.js";
+import { inflightNow, trackRequests, watchAction } from "./settle.js";
 import { getTab } from "./tabs.js";
 import { Deadline, budget, inPage, requireString, tabLoaded } from "./waiting.js";
 
@@ -249,22 +249,24 @@ function waitUrl(tabId, matches, deadline) {
   });
 }
 
+/** Idle: no request of the tab in flight (those begun before the call too) for NETWORK_IDLE_MS. */
 async function networkIdle(tabId, deadline) {
   const requests = trackRequests(tabId);
+  const busy = () => inflightNow(tabId) + requests.count;
   try {
     for (;;) {
-      if (requests.count === 0) {
+      if (busy() === 0) {
         const quietFor = Math.min(NETWORK_IDLE_MS, deadline.left());
+        const seen = requests.started;
         const stillQuiet = await new Promise((resolve) => {
-          const started = requests.count;
-          setTimeout(() => resolve(requests.count === 0 && started === 0), quietFor);
+          setTimeout(() => resolve(busy() === 0 && requests.started === seen), quietFor);
         });
         if (stillQuiet && quietFor === NETWORK_IDLE_MS) return;
       } else {
-        await requests.idle(deadline.left());
+        await new Promise((resolve) => setTimeout(resolve, 50));
       }
       if (deadline.left() <= 0) {
-        throw new TPError(Codes.TIMEOUT, `The tab's network did not go idle within ${deadline.ms} ms (${requests.count} requests in flight).`, {
+        throw new TPError(Codes.TIMEOUT, `The tab's network did not go idle within ${deadline.ms} ms (${busy()} requests in flight).`, {
           timeout_ms: deadline.ms,
         });
       }

@@ -12,15 +12,47 @@ export const QUIET_MS = 8;
 const MAX_QUIET_MS = 1000; // a page that never stops changing (a clock, an animation) is not waited out
 const NETWORK_MS = 3000; // how long requests the action started may keep the answer waiting
 
+/** Every tab's requests in flight (besides its main document), kept from the worker's start. */
+const inflightByTab = new Map();
+
+/** Called once, as the worker starts: wait_for network_idle then knows requests begun before it was asked. */
+export function watchRequests() {
+  const filter = { urls: ["<all_urls>"] };
+  /** @param {chrome.webRequest.OnBeforeRequestDetails} d @returns {undefined} */
+  const onRequest = (d) => {
+    if (d.tabId < 0 || d.type === "main_frame") return;
+    if (!inflightByTab.has(d.tabId)) inflightByTab.set(d.tabId, new Set());
+    inflightByTab.get(d.tabId).add(d.requestId);
+  };
+  const onDone = (d) => {
+    const set = inflightByTab.get(d.tabId);
+    set?.delete(d.requestId);
+    if (set && set.size === 0) inflightByTab.delete(d.tabId);
+  };
+  ext.webRequest.onBeforeRequest.addListener(onRequest, filter);
+  ext.webRequest.onCompleted.addListener(onDone, filter);
+  ext.webRequest.onErrorOccurred.addListener(onDone, filter);
+  ext.tabs.onRemoved.addListener((tabId) => inflightByTab.delete(tabId));
+}
+
+/** How many requests of `tabId` are in flight now (0 when the worker started after they did). */
+export function inflightNow(tabId) {
+  return inflightByTab.get(tabId)?.size ?? 0;
+}
+
 /** Requests of `tabId` from now on: how many are in flight, and a wait until none is. */
 export function trackRequests(tabId) {
   const inflight = new Set();
+  let started = 0;
   let wake = () => {};
   const filter = { urls: ["<all_urls>"], tabId };
   /** @param {chrome.webRequest.OnBeforeRequestDetails} d @returns {undefined} */
   const onRequest = (d) => {
     // The main document's own request is a navigation, which settle waits for on its own.
-    if (d.type !== "main_frame") inflight.add(d.requestId);
+    if (d.type !== "main_frame") {
+      inflight.add(d.requestId);
+      started += 1;
+    }
   };
   const onDone = (d) => {
     inflight.delete(d.requestId);
@@ -32,6 +64,10 @@ export function trackRequests(tabId) {
   return {
     get count() {
       return inflight.size;
+    },
+    /** How many requests began since tracking did. */
+    get started() {
+      return started;
     },
     /** Resolves true once nothing is in flight, false after `ms`. */
     idle(ms) {

@@ -307,8 +307,11 @@
 
   function describeOverlay(el) {
     const label = el.getAttribute("aria-label") || el.querySelector("h1,h2,h3,[role=heading]")?.textContent || el.textContent || "";
-    const kind = CONSENT.test(`${el.id} ${el.className} ${label}`) ? "cookie banner" : el.matches("dialog,[role=dialog],[role=alertdialog],[aria-modal=true]") ? "dialog" : "overlay";
-    return `${kind} '${snippet(label)}'`;
+    const DIALOG = "dialog,[role=dialog],[role=alertdialog],[aria-modal=true]";
+    const dialog = el.matches(DIALOG) ? el : el.querySelector(DIALOG);
+    const named = dialog?.getAttribute("aria-label") || label;
+    const kind = CONSENT.test(`${el.id} ${el.className} ${label}`) ? "cookie banner" : dialog ? "dialog" : "overlay";
+    return `${kind} '${snippet(kind === "dialog" ? named : label)}'`;
   }
 
   function closeButton(el) {
@@ -339,13 +342,29 @@
 
   let overlayList = [];
 
-  /** dom.overlays: each overlay, with a selector of ours for its accept or close button when it has one. */
+  function stacking(el) {
+    const z = Number.parseInt(getComputedStyle(el).zIndex, 10);
+    return Number.isFinite(z) ? z : 0;
+  }
+
+  /**
+   * dom.overlays: each overlay, top-most first (z-index, then later in the document), with a selector of
+   * ours for its accept or close button when it has one. One without a button is hidden at once (`hidden`):
+   * it would only cover the buttons of the others.
+   */
   async function findOverlays() {
-    overlayList = overlaysNow();
+    const found = overlaysNow();
+    const order = new Map(found.map((el, i) => [el, i]));
+    overlayList = found.sort((a, b) => stacking(b) - stacking(a) || order.get(b) - order.get(a));
     return {
       overlays: overlayList.map((el) => {
+        const what = describeOverlay(el);
         const button = closeButton(el);
-        return { what: describeOverlay(el), button: button ? mark(button, "dismiss") : "", label: button ? snippet(button.textContent || button.getAttribute("aria-label") || "") : "" };
+        if (!button) {
+          el.style.setProperty("display", "none", "important");
+          return { what, button: "", label: "", hidden: true };
+        }
+        return { what, button: mark(button, "dismiss"), label: snippet(button.textContent || button.getAttribute("aria-label") || "") };
       }),
     };
   }
@@ -357,6 +376,7 @@
    */
   async function closeOverlays() {
     const fates = overlayList.map((el) => {
+      if (el.style.getPropertyValue("display") === "none" && el.style.getPropertyPriority("display") === "important") return "hidden";
       if (!el.isConnected || !visible(el)) return "gone";
       if (el instanceof HTMLDialogElement && el.open) el.close();
       else el.style.setProperty("display", "none", "important");

@@ -178,7 +178,9 @@ def _history_command(direction: str, summary: str) -> Command[Any]:
         _history(direction),
         HistoryArgs,
         result="{status:'complete', url, title, changed}",
-        notes="Answers once the page it went to has loaded; `navigation_failed` when there is no page to go to.",
+        notes="Answers once the page it went to has loaded; `navigation_failed` when there is no page to go to. "
+        "As the browser's own buttons do, back and forward skip pages nobody interacted with (Chrome's history "
+        "intervention against pages that trap the back button).",
         example_result={
             "status": "complete",
             "url": "https://example.com/",
