@@ -10,6 +10,7 @@ import sys
 import time
 from dataclasses import asdict, dataclass
 from functools import partial
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from tabpilot import __version__, logsetup
@@ -97,6 +98,9 @@ class App:
                 approval_wait_ms=self.settings.approval_wait_ms,
                 page_library=page_library,
                 tray_runs_saved_workflows=options.mode == "tray",
+                uploads_dir=paths.uploads_dir,
+                upload_folders=tuple(Path(f).expanduser() for f in self.settings.upload_folders),
+                downloads_dir=paths.downloads_dir,
             ),
             secrets=self.secrets,
             workflows=self.workflows,
@@ -365,6 +369,7 @@ class App:
         self.settings = settings
         self.engine.config.step_delay_ms = settings.step_delay_ms
         self.engine.config.redact_selectors = tuple(settings.redact_selectors)
+        self.engine.config.upload_folders = tuple(Path(f).expanduser() for f in settings.upload_folders)
         self.engine.config.approval_wait_ms = self.engine.approval_wait_ms = settings.approval_wait_ms
         restart = [
             name

@@ -68,6 +68,16 @@ class Paths:
         return self.data_dir / "states"
 
     @property
+    def uploads_dir(self) -> Path:
+        """Files an agent may upload (`interact upload`), besides the folders the person allowed in settings."""
+        return self.data_dir / "uploads"
+
+    @property
+    def downloads_dir(self) -> Path:
+        """Where `interact download` saves what it fetched."""
+        return self.data_dir / "downloads"
+
+    @property
     def runs_dir(self) -> Path:
         return self.data_dir / "runs"
 
@@ -91,5 +101,13 @@ class Paths:
         return "bridge-token:" + hashlib.sha256(str(self.data_dir).encode()).hexdigest()[:16]
 
     def ensure(self) -> None:
-        for folder in (self.config_dir, self.data_dir, self.state_dir, self.log_dir, self.workflows_dir):
+        for folder in (
+            self.config_dir,
+            self.data_dir,
+            self.state_dir,
+            self.log_dir,
+            self.workflows_dir,
+            self.uploads_dir,
+            self.downloads_dir,
+        ):
             folder.mkdir(parents=True, exist_ok=True, mode=0o700)

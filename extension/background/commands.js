@@ -2,6 +2,7 @@
 // The operations the app may ask for: those operations.js defines (generated from the app's own
 // definitions), each with its handler here. Anything else is refused, and so are params it does not declare.
 import { audit } from "./a11y.js";
+import { check, dismissOverlays, download, drag, fill, focus, history, hover, select, upload, waitFor } from "./acting.js";
 import { click, press, type } from "./actions.js";
 import * as cdp from "./cdp.js";
 import { crop } from "./crop.js";
@@ -110,11 +111,20 @@ export const OPS = {
   "dom.count": elementOp("dom.count", (p) => ({ selector: requireString(p, "selector") })),
   "dom.wait": onPage(waitForState),
   "dom.click": onPage(click),
-  "dom.fill": elementOp("dom.fill", (p) => ({ selector: requireString(p, "selector"), value: p.value })),
+  "dom.fill": onPage(fill),
   "dom.type": onPage(type),
   "dom.press": onPage(press),
-  "dom.select": elementOp("dom.select", (p) => ({ selector: requireString(p, "selector"), value: p.value })),
-  "dom.scroll": elementOp("dom.scroll", (p) => ({ selector: p.selector ?? "" })),
+  "dom.select": onPage(select),
+  "dom.scroll": elementOp("dom.scroll", (p) => ({ selector: p.selector ?? "", delta_x: p.delta_x, delta_y: p.delta_y, to: p.to })),
+  "dom.check": onPage(check),
+  "dom.hover": onPage(hover),
+  "dom.focus": onPage(focus),
+  "dom.drag": onPage(drag),
+  "dom.upload": onPage(upload),
+  "page.wait_for": onPage(waitFor),
+  "tab.history": onPage(history),
+  "page.download": onPage(download),
+  "page.dismiss_overlays": onPage(dismissOverlays),
   "scrape.extract": onPage(extract),
   "scrape.next_page": onPage(nextPage),
   "page.read": onPage((tab, p) => toContent(tab, "page.read", p)),

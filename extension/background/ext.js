@@ -34,6 +34,12 @@ export const tabs = {
   create: (properties) => chrome.tabs.create(properties),
   /** @param {number} tabId @returns {Promise<void>} */
   remove: (tabId) => chrome.tabs.remove(tabId),
+  /** @param {number} tabId */
+  goBack: (tabId) => chrome.tabs.goBack(tabId),
+  /** @param {number} tabId */
+  goForward: (tabId) => chrome.tabs.goForward(tabId),
+  /** @param {number} tabId */
+  reload: (tabId) => chrome.tabs.reload(tabId),
   /** @param {number} windowId @param {chrome.extensionTypes.ImageDetails} options @returns {Promise<string>} */
   captureVisibleTab: (windowId, options) => chrome.tabs.captureVisibleTab(windowId, options),
   get onActivated() {
@@ -71,6 +77,10 @@ export const devtools = {
   sendCommand: (target, method, params) => chrome.debugger.sendCommand(target, method, params),
   get onDetach() {
     return chrome.debugger.onDetach;
+  },
+  /** CDP events of the attached tabs (Input.dragIntercepted). */
+  get onEvent() {
+    return chrome.debugger.onEvent;
   },
 };
 

@@ -54,14 +54,17 @@ export function watchNavigation(tabId) {
       };
     });
 
-  /** After the action: null (no navigation), or {url, title} once loaded, or {url, pending: true}. */
-  return async function followed(limitMs) {
+  /**
+   * After the action: null (no navigation), or {url, title} once loaded, or {url, pending: true}.
+   * `graceMs`: how long a navigation may take to show up; 0 when the page already said it started none.
+   */
+  return async function followed(limitMs, graceMs = GRACE_MS) {
     try {
       if (!started) {
         const tab = await ext.tabs.get(tabId).catch(() => null);
         if (tab?.status === "loading" && tab.pendingUrl) started = tab.pendingUrl;
       }
-      if (!started && !(await until(() => started !== null, GRACE_MS))) return null;
+      if (!started && !(await until(() => started !== null, graceMs))) return null;
       const ended = await until(() => finished !== null, Math.max(0, limitMs));
       if (!ended) return { url: started, pending: true };
       if (finished.error) return { url: finished.url, error: finished.error };

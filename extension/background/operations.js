@@ -22,12 +22,21 @@
 /** @typedef {{selector: string, tab_id?: number}} TabCropParams an element's picture for an approval prompt */
 /** @typedef {{selector: string, frame?: string, tab_id?: number}} DomCountParams how many elements match */
 /** @typedef {{selector: string, state?: string, timeout_ms?: number, frame?: string, tab_id?: number}} DomWaitParams until a selector reaches a state */
-/** @typedef {{selector: string, timeout_ms?: number, frame?: string, tab_id?: number}} DomClickParams click an element */
+/** @typedef {{selector: string, button?: string, click_count?: number, modifiers?: unknown[], timeout_ms?: number, frame?: string, tab_id?: number}} DomClickParams click an element */
 /** @typedef {{selector: string, value: string, timeout_ms?: number, frame?: string, tab_id?: number}} DomFillParams set a field's value */
 /** @typedef {{selector: string, text: string, timeout_ms?: number, frame?: string, tab_id?: number}} DomTypeParams type with key events */
 /** @typedef {{key: string, selector?: string, timeout_ms?: number, frame?: string, tab_id?: number}} DomPressParams press a key */
-/** @typedef {{selector: string, value: string|unknown[], timeout_ms?: number, frame?: string, tab_id?: number}} DomSelectParams choose options of a select */
-/** @typedef {{selector?: string, timeout_ms?: number, frame?: string, tab_id?: number}} DomScrollParams scroll an element into view */
+/** @typedef {{selector: string, value?: string|unknown[], label?: string|unknown[], text?: string|unknown[], timeout_ms?: number, frame?: string, tab_id?: number}} DomSelectParams choose options of a select */
+/** @typedef {{selector?: string, delta_x?: number, delta_y?: number, to?: string, timeout_ms?: number, frame?: string, tab_id?: number}} DomScrollParams scroll an element into view, or by a delta */
+/** @typedef {{selector: string, checked?: boolean, timeout_ms?: number, frame?: string, tab_id?: number}} DomCheckParams check or uncheck a checkbox, radio or role=checkbox */
+/** @typedef {{selector: string, timeout_ms?: number, frame?: string, tab_id?: number}} DomHoverParams move the pointer over an element */
+/** @typedef {{selector: string, timeout_ms?: number, frame?: string, tab_id?: number}} DomFocusParams give an element the focus */
+/** @typedef {{selector: string, target: string, timeout_ms?: number, frame?: string, tab_id?: number}} DomDragParams drag an element onto another */
+/** @typedef {{selector: string, files: unknown[], timeout_ms?: number, frame?: string, tab_id?: number}} DomUploadParams set a file input's files */
+/** @typedef {{selector?: string, state?: string, text?: string, url?: string, network_idle?: boolean, load?: boolean, timeout_ms?: number, frame?: string, tab_id?: number}} PageWaitForParams until one condition holds */
+/** @typedef {{direction: string, timeout_ms?: number, tab_id?: number}} TabHistoryParams back, forward or reload */
+/** @typedef {{url?: string, selector?: string, timeout_ms?: number, tab_id?: number}} PageDownloadParams fetch a URL with the browser's cookies */
+/** @typedef {{timeout_ms?: number, tab_id?: number}} PageDismissOverlaysParams close cookie banners and modals */
 /** @typedef {{selector: string, fields: unknown[], redact?: unknown[], max_bytes?: number, frame?: string, tab_id?: number}} ScrapeExtractParams rows from the page */
 /** @typedef {{next_selector: string, rows_selector?: string, timeout_ms?: number, tab_id?: number}} ScrapeNextPageParams click next and wait for the rows to change */
 /** @typedef {{what: string, selector?: string, max_bytes?: number, properties?: unknown[], redact?: unknown[], tab_id?: number}} PageReadParams a reading helper's answer (text, html, links, forms, markdown, ...) */
@@ -153,7 +162,7 @@ export const OPERATIONS = Object.freeze({
     pageChanging: false,
     params: {
       selector: {"type": ["string"], "required": true},
-      state: {"type": ["string"], "required": false, "enum": ["visible", "attached", "hidden"]},
+      state: {"type": ["string"], "required": false, "enum": ["visible", "attached", "hidden", "detached"]},
       timeout_ms: {"type": ["integer"], "required": false},
       frame: {"type": ["string"], "required": false},
       tab_id: {"type": ["integer"], "required": false},
@@ -163,6 +172,9 @@ export const OPERATIONS = Object.freeze({
     pageChanging: true,
     params: {
       selector: {"type": ["string"], "required": true},
+      button: {"type": ["string"], "required": false, "enum": ["left", "right", "middle"]},
+      click_count: {"type": ["integer"], "required": false},
+      modifiers: {"type": ["array"], "required": false},
       timeout_ms: {"type": ["integer"], "required": false},
       frame: {"type": ["string"], "required": false},
       tab_id: {"type": ["integer"], "required": false},
@@ -202,7 +214,9 @@ export const OPERATIONS = Object.freeze({
     pageChanging: true,
     params: {
       selector: {"type": ["string"], "required": true},
-      value: {"type": ["string", "array"], "required": true},
+      value: {"type": ["string", "array"], "required": false},
+      label: {"type": ["string", "array"], "required": false},
+      text: {"type": ["string", "array"], "required": false},
       timeout_ms: {"type": ["integer"], "required": false},
       frame: {"type": ["string"], "required": false},
       tab_id: {"type": ["integer"], "required": false},
@@ -212,8 +226,97 @@ export const OPERATIONS = Object.freeze({
     pageChanging: false,
     params: {
       selector: {"type": ["string"], "required": false},
+      delta_x: {"type": ["integer"], "required": false},
+      delta_y: {"type": ["integer"], "required": false},
+      to: {"type": ["string"], "required": false, "enum": ["top", "bottom"]},
       timeout_ms: {"type": ["integer"], "required": false},
       frame: {"type": ["string"], "required": false},
+      tab_id: {"type": ["integer"], "required": false},
+    },
+  },
+  "dom.check": {
+    pageChanging: true,
+    params: {
+      selector: {"type": ["string"], "required": true},
+      checked: {"type": ["boolean"], "required": false},
+      timeout_ms: {"type": ["integer"], "required": false},
+      frame: {"type": ["string"], "required": false},
+      tab_id: {"type": ["integer"], "required": false},
+    },
+  },
+  "dom.hover": {
+    pageChanging: true,
+    params: {
+      selector: {"type": ["string"], "required": true},
+      timeout_ms: {"type": ["integer"], "required": false},
+      frame: {"type": ["string"], "required": false},
+      tab_id: {"type": ["integer"], "required": false},
+    },
+  },
+  "dom.focus": {
+    pageChanging: true,
+    params: {
+      selector: {"type": ["string"], "required": true},
+      timeout_ms: {"type": ["integer"], "required": false},
+      frame: {"type": ["string"], "required": false},
+      tab_id: {"type": ["integer"], "required": false},
+    },
+  },
+  "dom.drag": {
+    pageChanging: true,
+    params: {
+      selector: {"type": ["string"], "required": true},
+      target: {"type": ["string"], "required": true},
+      timeout_ms: {"type": ["integer"], "required": false},
+      frame: {"type": ["string"], "required": false},
+      tab_id: {"type": ["integer"], "required": false},
+    },
+  },
+  "dom.upload": {
+    pageChanging: true,
+    params: {
+      selector: {"type": ["string"], "required": true},
+      files: {"type": ["array"], "required": true},
+      timeout_ms: {"type": ["integer"], "required": false},
+      frame: {"type": ["string"], "required": false},
+      tab_id: {"type": ["integer"], "required": false},
+    },
+  },
+  "page.wait_for": {
+    pageChanging: false,
+    params: {
+      selector: {"type": ["string"], "required": false},
+      state: {"type": ["string"], "required": false, "enum": ["visible", "attached", "hidden", "detached"]},
+      text: {"type": ["string"], "required": false},
+      url: {"type": ["string"], "required": false},
+      network_idle: {"type": ["boolean"], "required": false},
+      load: {"type": ["boolean"], "required": false},
+      timeout_ms: {"type": ["integer"], "required": false},
+      frame: {"type": ["string"], "required": false},
+      tab_id: {"type": ["integer"], "required": false},
+    },
+  },
+  "tab.history": {
+    pageChanging: true,
+    params: {
+      direction: {"type": ["string"], "required": true, "enum": ["back", "forward", "reload"]},
+      timeout_ms: {"type": ["integer"], "required": false},
+      tab_id: {"type": ["integer"], "required": false},
+    },
+  },
+  "page.download": {
+    pageChanging: false,
+    params: {
+      url: {"type": ["string"], "required": false},
+      selector: {"type": ["string"], "required": false},
+      timeout_ms: {"type": ["integer"], "required": false},
+      tab_id: {"type": ["integer"], "required": false},
+    },
+  },
+  "page.dismiss_overlays": {
+    pageChanging: true,
+    params: {
+      timeout_ms: {"type": ["integer"], "required": false},
       tab_id: {"type": ["integer"], "required": false},
     },
   },
@@ -284,4 +387,4 @@ export const OPERATIONS = Object.freeze({
 });
 
 /** Operations that change a page: refused while the app says the pilot is off. */
-export const PAGE_CHANGING_OPS = new Set(["tabs.open", "tabs.close", "state.load", "tab.navigate", "js.execute", "dom.click", "dom.fill", "dom.type", "dom.press", "dom.select", "scrape.next_page", "dom.highlight"]);
+export const PAGE_CHANGING_OPS = new Set(["tabs.open", "tabs.close", "state.load", "tab.navigate", "js.execute", "dom.click", "dom.fill", "dom.type", "dom.press", "dom.select", "dom.check", "dom.hover", "dom.focus", "dom.drag", "dom.upload", "tab.history", "page.dismiss_overlays", "scrape.next_page", "dom.highlight"]);

@@ -11,6 +11,7 @@ export const Codes = Object.freeze({
   ELEMENT_NOT_FOUND: "element_not_found",
   STALE_REF: "stale_ref",
   TAB_CLOSED: "tab_closed",
+  NAVIGATION_FAILED: "navigation_failed",
   NOT_SUPPORTED: "not_supported",
   INTERNAL: "internal",
 });

@@ -6,11 +6,13 @@ import { watchDetaches } from "./cdp.js";
 import { dispatch } from "./commands.js";
 import { Connection, WAKE_ALARM } from "./connection.js";
 import * as ext from "./ext.js";
+import { watchRequests } from "./settle.js";
 import { watchTrackedTab } from "./tabs.js";
 
 // Listeners go in at the worker's first turn, so that their events wake it later.
 watchTrackedTab();
 watchDetaches();
+watchRequests();
 
 const connection = new Connection(dispatch);
 connection.onChange(showStatus);

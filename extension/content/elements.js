@@ -10,7 +10,7 @@
   const { PageError, clean, queryAll, first, elementAt, visible } = tp.lib;
 
   const TICK_MS = 100; // fallback poll while frames are not painted (background tabs)
-  const STATES = ["visible", "attached", "hidden"];
+  const STATES = ["visible", "attached", "hidden", "detached"];
   const NOT_TYPABLE = /^(checkbox|radio|button|submit|reset|file|image|hidden|range|color)$/i;
   const STRICT_VALUE = /^(number|date|datetime-local|month|week|time)$/i;
 
@@ -129,7 +129,21 @@
     return { ok: true, el, x, y };
   }
 
-  const VERB = { click: "clickable", type: "ready for typing", press: "ready for keys", fill: "fillable", select: "selectable", scroll: "there" };
+  const VERB = {
+    click: "clickable",
+    type: "ready for typing",
+    press: "ready for keys",
+    fill: "fillable",
+    select: "selectable",
+    scroll: "there",
+    check: "checkable",
+    hover: "hoverable",
+    focus: "focusable",
+    drag: "draggable",
+    drop: "a drop target",
+    upload: "ready for files",
+    download: "there",
+  };
 
   /** The time this op may still wait, and the whole budget to name in messages. */
   function times(p) {
@@ -207,7 +221,7 @@
           }
         }
       }
-      const ok = state === "attached" ? all.length > 0 : state === "visible" ? shown : !shown;
+      const ok = state === "attached" ? all.length > 0 : state === "detached" ? all.length === 0 : state === "visible" ? shown : !shown;
       return { ok, count: all.length };
     };
     const seen = await waitFor(check, left);
@@ -272,14 +286,19 @@
     return { verdict: "unseen", still: !!top && (top === g.el || g.el.contains(top)), target: describe(top) };
   }
 
-  /** The checks before a trusted input event; for a click, where to click (viewport CSS pixels). */
+  /**
+   * The checks before a trusted input event; for a click (or with `point`: a hover, a drag's ends) where
+   * the pointer goes (viewport CSS pixels). Only a click is guarded. With `watch`, what the action changes
+   * is watched from here (content/acts.js).
+   */
   async function domActionable(p) {
     const action = p.action ?? "click";
-    const hit = action === "click";
-    const seen = await ready(p, action, { visible: true, enabled: true, hit });
+    const hit = action === "click" || !!p.point;
+    const seen = await ready(p, action, { visible: true, enabled: action !== "drop", hit });
     if (p.focus) focusOn(seen.el, p.selector);
+    if (p.watch) tp.lib.watch?.();
     if (!hit) return { tag: seen.el.localName };
-    arm(seen.el, seen.x, seen.y);
+    if (action === "click") arm(seen.el, seen.x, seen.y);
     return { x: seen.x, y: seen.y, tag: seen.el.localName };
   }
 
@@ -295,6 +314,7 @@
     if (found) checkFillable(found, p.selector);
     const { el } = await ready(p, "fill", { visible: true, enabled: true, editable: true });
     checkFillable(el, p.selector);
+    if (p.watch) tp.lib.watch?.();
     if (document.activeElement !== el) el.focus({ preventScroll: true });
     if (isTextControl(el)) {
       const before = el.value;
@@ -318,11 +338,35 @@
     throw new PageError("invalid_params", `'${selector}' is ${what}, which cannot be filled${hint}.`, { selector });
   }
 
-  async function domSelect(p) {
-    const wanted = Array.isArray(p.value) ? p.value : [p.value];
-    if (!wanted.length || wanted.some((v) => typeof v !== "string" && typeof v !== "number")) {
-      throw new PageError("invalid_params", "'value' must be a string (or a list of strings for a multiple select).", { param: "value" });
+  /** Which of `value`, `label`, `text` the request names options by (exactly one; the app checks too). */
+  function selectBy(p) {
+    const given = ["value", "label", "text"].filter((k) => p[k] !== undefined && p[k] !== null);
+    if (given.length !== 1) {
+      throw new PageError("invalid_params", "Give exactly one of 'value', 'label' or 'text'.", { param: given[1] ?? "value" });
     }
+    const by = given[0];
+    const wanted = Array.isArray(p[by]) ? p[by] : [p[by]];
+    if (!wanted.length || wanted.some((v) => typeof v !== "string" && typeof v !== "number")) {
+      throw new PageError("invalid_params", `'${by}' must be a string (or a list of strings for a multiple select).`, { param: by });
+    }
+    return { by, wanted: wanted.map(String) };
+  }
+
+  /**
+   * The option `v` names: by value (then, for compatibility, by label or text), by label (the `label`
+   * attribute, else the text), or by its visible text; labels and texts compare with whitespace collapsed.
+   */
+  function findOption(options, by, v) {
+    const label = clean(v);
+    const byLabel = (o) => clean(o.label) === label;
+    const byText = (o) => clean(o.text) === label;
+    if (by === "label") return options.find(byLabel) ?? options.find(byText);
+    if (by === "text") return options.find(byText) ?? options.find((o) => clean(o.text).toLowerCase() === label.toLowerCase());
+    return options.find((o) => o.value === v) ?? options.find((o) => byLabel(o) || byText(o));
+  }
+
+  async function domSelect(p) {
+    const { by, wanted } = selectBy(p);
     queryAll(p.selector);
     const { el } = await ready(p, "select", { enabled: true });
     if (el.localName !== "select") {
@@ -332,39 +376,61 @@
       throw new PageError("invalid_params", `'${p.selector}' takes one value; it is not a multiple select.`, { selector: p.selector });
     }
     const options = Array.from(el.options);
-    const picked = wanted.map((raw) => {
-      const v = String(raw);
-      const label = clean(v);
-      const option = options.find((o) => o.value === v) ?? options.find((o) => clean(o.label) === label || clean(o.text) === label);
+    const picked = wanted.map((v) => {
+      const option = findOption(options, by, v);
       if (!option || option.disabled) {
+        const named = by === "value" ? "value or label" : by;
         throw new PageError(
           "invalid_params",
-          option ? `The option '${v}' of '${p.selector}' is disabled.` : `No option of '${p.selector}' has the value or label '${v}'.`,
+          option ? `The option '${v}' of '${p.selector}' is disabled.` : `No option of '${p.selector}' has the ${named} '${v}'.`,
           { selector: p.selector, options: options.slice(0, 50).map((o) => ({ value: o.value, label: clean(o.label) })) },
         );
       }
       return option;
     });
+    const before = Array.from(el.selectedOptions, (o) => o.value).join("\n");
+    if (p.watch) tp.lib.watch?.();
     if (el.multiple) for (const o of options) o.selected = picked.includes(o);
     else el.selectedIndex = picked[0].index;
     fire(el, "input");
     fire(el, "change");
-    return { selected: Array.from(el.selectedOptions, (o) => o.value) };
+    const chosen = Array.from(el.selectedOptions);
+    return {
+      selected: chosen.map((o) => o.value),
+      labels: chosen.map((o) => clean(o.label)),
+      was_selected: before === chosen.map((o) => o.value).join("\n"),
+    };
   }
 
+  /**
+   * The element into view; or, with a delta, the element's own scrolling box (the page without one) by
+   * that many pixels; or the page to its top or bottom (`to`; default: bottom).
+   */
   async function domScroll(p) {
-    if (p.selector !== undefined && p.selector !== null && p.selector !== "") {
+    const hasSelector = p.selector !== undefined && p.selector !== null && p.selector !== "";
+    const dx = Number(p.delta_x) || 0;
+    const dy = Number(p.delta_y) || 0;
+    const root = document.scrollingElement || document.documentElement;
+    let box = null;
+    if (hasSelector) {
       const { el } = await ready(p, "scroll", {});
-      el.scrollIntoView({ block: "center", inline: "nearest", behavior: "instant" });
+      if (dx || dy) {
+        box = el;
+        el.scrollBy({ left: dx, top: dy, behavior: "instant" });
+      } else el.scrollIntoView({ block: "center", inline: "nearest", behavior: "instant" });
+    } else if (dx || dy) {
+      window.scrollBy({ left: dx, top: dy, behavior: "instant" });
     } else {
-      const root = document.scrollingElement || document.documentElement;
-      window.scrollTo({ top: root.scrollHeight, left: window.scrollX, behavior: "instant" });
+      const top = p.to === "top" ? 0 : root.scrollHeight;
+      window.scrollTo({ top, left: window.scrollX, behavior: "instant" });
     }
-    const root = document.documentElement;
-    return {
+    const html = document.documentElement;
+    const out = {
       scroll: { x: Math.round(window.scrollX), y: Math.round(window.scrollY) },
-      documentHeight: Math.max(root ? root.scrollHeight : 0, document.body ? document.body.scrollHeight : 0),
+      documentHeight: Math.max(html ? html.scrollHeight : 0, document.body ? document.body.scrollHeight : 0),
     };
+    if (box) out.element_scroll = { x: Math.round(box.scrollLeft), y: Math.round(box.scrollTop) };
+    return out;
   }
 
   Object.assign(tp.ops, {
@@ -376,4 +442,5 @@
     "dom.scroll": domScroll,
   });
   tp.lib.waitFor = waitFor;
+  tp.lib.ready = ready;
 })();

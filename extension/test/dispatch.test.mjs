@@ -6,7 +6,7 @@ import { dispatch } from "../background/commands.js";
 // No `chrome` here: a handler that ran would fail on it, so these answers come before any handler.
 
 test("an operation without a definition is not_supported", async () => {
-  for (const op of ["dom.hover", "constructor", "toString", "scrape.probe"]) {
+  for (const op of ["dom.levitate", "constructor", "toString", "scrape.probe"]) {
     await assert.rejects(dispatch(op, {}, 1000), (err) => err.code === "not_supported" && err.message.includes(`'${op}'`), op);
   }
 });

@@ -54,6 +54,9 @@ class FixtureSite:
         app.router.add_post("/session", self._session)
         app.router.add_get("/state/login", self._state_login)
         app.router.add_get("/state/home", self._state_home)
+        app.router.add_post("/upload", self._upload)
+        app.router.add_get("/download-login", self._download_login)
+        app.router.add_get("/files/report.txt", self._report)
         app.router.add_get("/api/json", self._api_json)
         app.router.add_get("/api/text", self._api_text)
         app.router.add_get("/api/binary", self._api_binary)
@@ -220,6 +223,42 @@ class FixtureSite:
         )
         body = f'<!doctype html><title>Big table</title><table id="big"><tbody>{rows}</tbody></table>'
         return web.Response(text=body, content_type="text/html")
+
+    # -- files: an upload the server receives, a download only a cookie holder gets ---------------------
+
+    REPORT = b"quarterly report: for cookie holders only\n"
+
+    async def _upload(self, request: web.Request) -> web.StreamResponse:
+        """A multipart form's files, each as `<li data-field data-name data-size data-sha>` (what arrived)."""
+        rows = []
+        async for part in await request.multipart():
+            if part.filename is None:  # type: ignore[union-attr]
+                continue
+            data = await part.read()  # type: ignore[union-attr]
+            field = html.escape(part.name or "")  # type: ignore[union-attr]
+            name = html.escape(part.filename or "")  # type: ignore[union-attr]
+            digest = hashlib.sha256(data).hexdigest()[:16]
+            if name or data:
+                rows.append(
+                    f'<li data-field="{field}" data-name="{name}" data-size="{len(data)}" data-sha="{digest}">'
+                    f"{field}: {name} ({len(data)} bytes)</li>"
+                )
+        body = f'<!doctype html><title>Uploaded</title><h1>Uploaded</h1><ul id="received">{"".join(rows)}</ul>'
+        return web.Response(text=body, content_type="text/html")
+
+    async def _download_login(self, request: web.Request) -> web.StreamResponse:
+        response = web.Response(text="<title>Download login</title><h1>Signed in</h1>", content_type="text/html")
+        response.set_cookie("dl", "let-me-in", httponly=True)
+        return response
+
+    async def _report(self, request: web.Request) -> web.StreamResponse:
+        if request.cookies.get("dl") != "let-me-in":
+            return web.Response(status=403, text="no cookie, no report")
+        return web.Response(
+            body=self.REPORT,
+            content_type="text/plain",
+            headers={"Content-Disposition": 'attachment; filename="q3 report.txt"'},
+        )
 
     # -- capture: API answers of every kind, header echo, WebSockets ----------------------------------
 

@@ -66,11 +66,11 @@ def test_every_operation_a_command_names_exists_and_every_operation_is_used() ->
 
 def test_a_request_the_extension_would_refuse_is_named() -> None:
     assert problems("dom.click", {"selector": "#a", "tab_id": 3}) == []
-    assert problems("dom.click", {"selector": "#a", "button": "right"}) == ["dom.click: unknown parameter 'button'"]
+    assert problems("dom.click", {"selector": "#a", "force": True}) == ["dom.click: unknown parameter 'force'"]
     assert problems("dom.click", {}) == ["dom.click: 'selector' is required"]
     assert problems("dom.select", {"selector": "s", "value": ["a", "b"]}) == []
     assert problems("dom.wait", {"selector": "s", "state": "gone"}) == [
-        "dom.wait: 'state' must be one of visible, attached, hidden"
+        "dom.wait: 'state' must be one of visible, attached, hidden, detached"
     ]
     assert problems("dom.clack", {}) == ["unknown operation 'dom.clack'"]
 

@@ -136,6 +136,26 @@ def extract(page, selector: str, fields: list, wait_for: str | None = None, pagi
         page.wait_for_timeout(paginate.get("delay_ms", 500))
 
 
+def url_pattern(pattern: str):
+    """Tabpilot's URL patterns: /regex/, a glob with * and ** (Playwright's own), or a substring."""
+    if len(pattern) > 2 and pattern.startswith("/") and pattern.rfind("/") > 0:
+        return re.compile(pattern[1 : pattern.rfind("/")])
+    if "*" in pattern or "?" in pattern:
+        return pattern
+    return lambda url: pattern in url
+
+
+def dismiss_overlays(page) -> None:
+    """Cookie banners and modals, as Tabpilot closes them: each one's accept or close button, else hidden."""
+    for overlay in in_page(page, "dom.overlays", {{}})["overlays"]:
+        if overlay["button"]:
+            try:
+                page.locator(overlay["button"]).first.click(timeout=1500)
+            except PlaywrightError:
+                pass
+    in_page(page, "dom.overlays_close", {{}})
+
+
 def step(number: str, what: str, action) -> None:
     """One step under the workflow's error_recovery: retry or skip on a timeout, stop or go on on failure."""
     for attempt in range(RECOVERY["max_retries"] + 1):
@@ -226,7 +246,14 @@ def _wait(step: dict[str, Any], sel: str, timeout: int) -> str:
 
 
 def _click(step: dict[str, Any], sel: str, timeout: int) -> str:
-    return f"page.locator({sel}).first.click(timeout={timeout})"
+    extra = ""
+    if step.get("button", "left") != "left":
+        extra += f", button={_lit(step['button'])}"
+    if step.get("click_count", 1) != 1:
+        extra += f", click_count={_lit(step['click_count'])}"
+    if step.get("modifiers"):
+        extra += f", modifiers={_lit(step['modifiers'])}"
+    return f"page.locator({sel}).first.click(timeout={timeout}{extra})"
 
 
 def _fill(step: dict[str, Any], sel: str, timeout: int) -> str:
@@ -245,13 +272,66 @@ def _press(step: dict[str, Any], sel: str, timeout: int) -> str:
 
 
 def _select(step: dict[str, Any], sel: str, timeout: int) -> str:
-    return f"page.locator({sel}).first.select_option(value({_lit(step['value'])}, params), timeout={timeout})"
+    # Playwright's label is the option's label, which is its text when it has no label attribute.
+    by = next((key for key in ("label", "text") if step.get(key) is not None), "value")
+    keyword = "value" if by == "value" else "label"
+    chosen = f"value({_lit(step[by])}, params)"
+    return f"page.locator({sel}).first.select_option({keyword}={chosen}, timeout={timeout})"
 
 
 def _scroll(step: dict[str, Any], sel: str, timeout: int) -> str:
+    delta = [step.get("delta_x") or 0, step.get("delta_y") or 0]
+    if step.get("selector") and any(delta):
+        return f'page.locator({sel}).first.evaluate("(el, d) => el.scrollBy(d[0], d[1])", {_lit(delta)})'
     if step.get("selector"):
         return f"page.locator({sel}).first.scroll_into_view_if_needed(timeout={timeout})"
+    if any(delta):
+        return f'page.evaluate("d => window.scrollBy(d[0], d[1])", {_lit(delta)})'
+    if step.get("to") == "top":
+        return 'page.evaluate("window.scrollTo(0, 0)")'
     return 'page.evaluate("window.scrollTo(0, document.documentElement.scrollHeight)")'
+
+
+def _check(step: dict[str, Any], sel: str, timeout: int) -> str:
+    return f"page.locator({sel}).first.check(timeout={timeout})"
+
+
+def _uncheck(step: dict[str, Any], sel: str, timeout: int) -> str:
+    return f"page.locator({sel}).first.uncheck(timeout={timeout})"
+
+
+def _hover(step: dict[str, Any], sel: str, timeout: int) -> str:
+    return f"page.locator({sel}).first.hover(timeout={timeout})"
+
+
+def _focus(step: dict[str, Any], sel: str, timeout: int) -> str:
+    return f"page.locator({sel}).first.focus(timeout={timeout})"
+
+
+def _drag(step: dict[str, Any], sel: str, timeout: int) -> str:
+    return f"page.locator({sel}).first.drag_to(page.locator({_lit(step['target'])}).first, timeout={timeout})"
+
+
+def _wait_for(step: dict[str, Any], sel: str, timeout: int) -> str:
+    if step.get("selector"):
+        return f"page.locator({sel}).first.wait_for(state={_lit(step.get('state') or 'visible')}, timeout={timeout})"
+    if step.get("text") is not None:
+        return f"page.get_by_text({_lit(step['text'])}).first.wait_for(timeout={timeout})"
+    if step.get("url") is not None:
+        return f"page.wait_for_url(url_pattern({_lit(step['url'])}), timeout={timeout})"
+    state = "networkidle" if step.get("network_idle") else "load"
+    return f"page.wait_for_load_state({_lit(state)}, timeout={timeout})"
+
+
+def _history(method: str) -> Emit:
+    def emit(step: dict[str, Any], sel: str, timeout: int) -> str:
+        return f"page.{method}(timeout={timeout})"
+
+    return emit
+
+
+def _dismiss_overlays(step: dict[str, Any], sel: str, timeout: int) -> str:
+    return "dismiss_overlays(page)"
 
 
 def _delay(step: dict[str, Any], sel: str, timeout: int) -> str:
@@ -275,6 +355,16 @@ EMITTERS: dict[str, Emit] = {
     "press": _press,
     "select": _select,
     "scroll": _scroll,
+    "check": _check,
+    "uncheck": _uncheck,
+    "hover": _hover,
+    "focus": _focus,
+    "drag": _drag,
+    "wait_for": _wait_for,
+    "back": _history("go_back"),
+    "forward": _history("go_forward"),
+    "reload": _history("reload"),
+    "dismiss_overlays": _dismiss_overlays,
     "delay": _delay,
     "extract": _extract,
 }

@@ -7,6 +7,7 @@ import contextlib
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any
 
 from tabpilot import trace
@@ -31,7 +32,7 @@ from tabpilot.engine.ports import (
     SystemClock,
     WorkflowStore,
 )
-from tabpilot.engine.redact import redact_params, typed_param_names
+from tabpilot.engine.redact import redact_params, typed_param_names, without_file_contents
 from tabpilot.engine.tab_owners import PERSON, Session, TabOwners
 from tabpilot.engine.workflows import origin_of
 
@@ -55,6 +56,12 @@ class EngineConfig:
     """The extension's in-page code, for scripts generated from workflows (read by the app)."""
     tray_runs_saved_workflows: bool = True
     """A person can run saved workflows from the tray menu without prompts (the tray app; not `serve`)."""
+    uploads_dir: Path | None = None
+    """The home's uploads/ folder: `interact upload` takes files from it (None: no files from paths)."""
+    upload_folders: tuple[Path, ...] = ()
+    """Folders the person allowed in settings, besides uploads/."""
+    downloads_dir: Path | None = None
+    """Where `interact download` saves (None: downloads are not supported)."""
 
 
 PILOT_OFF_MESSAGE = (
@@ -492,8 +499,9 @@ def _site_of(mode: str, params: dict[str, Any]) -> str:
 
 
 def _shown_in_full(params: dict[str, Any]) -> dict[str, Any]:
-    """What a person approves is shown whole: nothing hidden past a cut (secrets stay as references)."""
-    return {k: v for k, v in params.items() if v is not None}
+    """What a person approves is shown whole: nothing hidden past a cut (secrets stay as references); an
+    uploaded file's inline content is named with its size instead of its bytes."""
+    return without_file_contents({k: v for k, v in params.items() if v is not None})
 
 
 def _origins(scope: ApprovalScope, tab_url: str | None) -> str:

@@ -18,6 +18,7 @@ ErrorCode = Literal[
     "workflow_in_progress",
     "workflow_not_found",
     "navigation_redirect",
+    "navigation_failed",
     "tab_closed",
     "tab_not_owned",
     "domain_changed",

@@ -16,6 +16,8 @@ from tabpilot.engine.workflows import resolve, scrub
 
 NAVIGABLE_SCHEMES = ("http", "https")
 SELECTOR_DOC = "CSS (pierces shadow roots; a >> b) or a snapshot ref @e5"
+MOUSE_BUTTONS = ("left", "right", "middle")
+MODIFIERS = ("Alt", "Control", "Meta", "Shift")
 TIMEOUT_MARGIN_S = 2.0
 
 
@@ -60,6 +62,9 @@ class ElementArgs(FrameArgs):
 @dataclass(frozen=True, kw_only=True)
 class ClickArgs(ElementArgs):
     selector: str = arg(SELECTOR_DOC)
+    button: str | None = arg("default left", default=None, enum=MOUSE_BUTTONS)
+    click_count: int | None = arg("1-3 (2: double click); default 1", default=None, minimum=1, maximum=3)
+    modifiers: list[str] | None = arg("keys held: Alt, Control, Meta, Shift", default=None)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -83,12 +88,17 @@ class PressArgs(ElementArgs):
 @dataclass(frozen=True, kw_only=True)
 class SelectArgs(ElementArgs):
     selector: str = arg(SELECTOR_DOC)
-    value: str = arg("option value or label; {{secret:NAME}} from the keyring")
+    value: str | None = arg("option value (else label); {{secret:NAME}} ok", default=None)
+    label: str | None = arg("option label", default=None)
+    text: str | None = arg("option's visible text", default=None)
 
 
 @dataclass(frozen=True, kw_only=True)
 class ScrollArgs(ElementArgs):
     selector: str | None = arg(SELECTOR_DOC, default=None)
+    delta_x: int | None = arg("pixels right (left if < 0)", default=None, minimum=-100_000, maximum=100_000)
+    delta_y: int | None = arg("pixels down (up if < 0)", default=None, minimum=-100_000, maximum=100_000)
+    to: str | None = arg("page top or bottom (default bottom)", default=None, enum=("top", "bottom"))
 
 
 E = TypeVar("E", bound=ElementArgs)
@@ -123,6 +133,38 @@ def _element_action(op: str, value_key: str | None = None) -> Any:
     return run
 
 
+def check_modifiers(modifiers: list[str] | None) -> None:
+    for name in modifiers or []:
+        if name not in MODIFIERS:
+            raise TabpilotError(
+                "invalid_params",
+                f"'modifiers' takes {', '.join(MODIFIERS)}; got {shown(name)}.",
+                param="modifiers",
+            )
+
+
+async def _click(ctx: CommandContext, a: ClickArgs) -> dict[str, Any]:
+    check_modifiers(a.modifiers)
+    return await ctx.browser_request("dom.click", a.wire(), timeout_s=a.timeout_ms / 1000 + TIMEOUT_MARGIN_S)
+
+
+SELECT_BY = ("value", "label", "text")
+
+
+async def _select(ctx: CommandContext, a: SelectArgs) -> dict[str, Any]:
+    given = [key for key in SELECT_BY if getattr(a, key) is not None]
+    if len(given) != 1:
+        raise TabpilotError(
+            "invalid_params",
+            "interact action=select: give exactly one of 'value', 'label' or 'text'"
+            + (f"; got {', '.join(given)}." if given else "."),
+            param=given[1] if len(given) > 1 else "value",
+        )
+    a, secrets = _with_secrets(ctx, a, given[0])
+    result = await ctx.browser_request("dom.select", a.wire(), timeout_s=a.timeout_ms / 1000 + TIMEOUT_MARGIN_S)
+    return dict(scrub(result, secrets))
+
+
 def _page_action(
     mode: str,
     summary: str,
@@ -133,6 +175,7 @@ def _page_action(
     example_result: dict[str, Any],
     notes: str = "",
     cli: Cli | None = None,
+    handler: Any = None,
 ) -> Command[Any]:
     """An action on one element: changes the page, so it needs the pilot, page actions and approval."""
     return Command(
@@ -140,7 +183,7 @@ def _page_action(
         mode,
         "mutate",
         summary,
-        _element_action(op, value_key),
+        handler or _element_action(op, value_key),
         args,
         result=result,
         notes=notes,
@@ -153,6 +196,12 @@ def _page_action(
         cli=cli,
     )
 
+
+CHANGED_NOTE = (
+    "`changed` says in one line what the action changed once the page settled (the navigation it started, "
+    "the DOM quiet for a moment, the requests it started done): URL, title, elements added or removed, text "
+    "that appeared — or `no visible change`."
+)
 
 ALLOW_REDIRECT = Param(
     "allow_redirect", "boolean", "a login page met on the way is not an error (workflow steps only)", default=False
@@ -198,13 +247,15 @@ COMMANDS: list[Command[Any]] = [
         "dom.click",
         ClickArgs,
         None,
-        "{clicked:true, navigation?:{url, title, status}}",
-        {"clicked": True},
+        "{clicked:true, changed, navigation?:{url, title, status}}",
+        {"clicked": True, "changed": "+1 element, text 'Saved' appeared"},
         "Waits until the first match is attached, visible, enabled and uncovered, then clicks it with trusted "
-        "mouse events; `element_not_found` when nothing matches, `timeout` (with the reason) when it never becomes "
-        "clickable. When the click starts a navigation (a submit button, a link) the answer comes once that page "
-        "has loaded (`navigation.status` `loading` at the timeout), so the next read sees it.",
+        "mouse events (`button`, `click_count`, `modifiers`); `element_not_found` when nothing matches, `timeout` "
+        "(with the reason) when it never becomes clickable. When the click starts a navigation (a submit button, a "
+        "link) the answer comes once that page has loaded (`navigation.status` `loading` at the timeout), so the "
+        "next read sees it. " + CHANGED_NOTE,
         Cli("click", positional=("selector",)),
+        handler=_click,
     ),
     _page_action(
         "fill",
@@ -212,8 +263,8 @@ COMMANDS: list[Command[Any]] = [
         "dom.fill",
         FillArgs,
         "value",
-        "{filled:true} (never echoes the value)",
-        {"filled": True},
+        "{filled:true, changed} (never echoes the value)",
+        {"filled": True, "changed": "no visible change"},
         cli=Cli("fill", positional=("selector", "value")),
     ),
     _page_action(
@@ -222,8 +273,8 @@ COMMANDS: list[Command[Any]] = [
         "dom.type",
         TypeArgs,
         "text",
-        "{typed: N characters}",
-        {"typed": 5},
+        "{typed: N characters, changed}",
+        {"typed": 5, "changed": "text 'No results' appeared"},
         "Trusted key events, at the end of the field.",
         Cli("type", positional=("selector", "text")),
     ),
@@ -233,30 +284,35 @@ COMMANDS: list[Command[Any]] = [
         "dom.press",
         PressArgs,
         None,
-        "{pressed: key, navigation?:{url, title, status}}",
-        {"pressed": "Enter"},
+        "{pressed: key, changed, navigation?:{url, title, status}}",
+        {"pressed": "Enter", "changed": "navigated to https://example.com/search?q=x 'Results'"},
         "`Enter`, `Tab`, `Escape`, arrows, `Control+A`, …: trusted key events, so Enter submits forms; a "
         "navigation it starts is waited for as with click.",
         Cli("press", positional=("key", "selector")),
     ),
     _page_action(
         "select",
-        "<select> option by value or label",
+        "<select> option by value, label or text",
         "dom.select",
         SelectArgs,
-        "value",
-        "{selected:[values]}",
-        {"selected": ["hello"]},
+        None,
+        "{selected:[values], labels:[labels], changed}",
+        {"selected": ["hello"], "labels": ["Hello"], "changed": "no visible change"},
+        "Exactly one of `value` (an option's value; an option whose label is that text when none has it), "
+        "`label` or `text` (compared with whitespace collapsed); the answer names the options now selected.",
         cli=Cli("select", positional=("selector", "value")),
+        handler=_select,
     ),
     Command(
         "interact",
         "scroll",
         "navigate",
-        "element into view, or page to bottom",
+        "element into view, by a delta, or page to top/bottom",
         _element_action("dom.scroll"),
         ScrollArgs,
-        result="{scroll:{x,y}, documentHeight}",
+        result="{scroll:{x,y}, documentHeight, element_scroll?:{x,y}}",
+        notes="`selector` alone: that element into view. `delta_x`/`delta_y`: scroll by pixels — the element's own "
+        "scrolling box with `selector`, else the page. Neither: the page to its bottom (`to:'top'` for the top).",
         example_result={"scroll": {"x": 0, "y": 1200}, "documentHeight": 2400},
         ops=("dom.scroll",),
         pilot_gated=True,

@@ -48,6 +48,7 @@ READS = ("text", "html", "links", "forms", "markdown", "structured_data", "media
 """The reading helpers content/read.js answers (page.read's `what`)."""
 FRAME = _p("frame", "string")
 """An iframe (selector, ref, name or URL pattern): the extension qualifies the op's selector with it."""
+WAIT_STATES = ("visible", "attached", "hidden", "detached")
 
 OPERATIONS: tuple[Operation, ...] = (
     Operation("page.info", (TAB_ID,), summary="the observe page object"),
@@ -110,10 +111,23 @@ OPERATIONS: tuple[Operation, ...] = (
     Operation("dom.count", (SELECTOR, FRAME, TAB_ID), summary="how many elements match"),
     Operation(
         "dom.wait",
-        (SELECTOR, _p("state", "string", enum=("visible", "attached", "hidden")), TIMEOUT, FRAME, TAB_ID),
+        (SELECTOR, _p("state", "string", enum=WAIT_STATES), TIMEOUT, FRAME, TAB_ID),
         summary="until a selector reaches a state",
     ),
-    Operation("dom.click", (SELECTOR, TIMEOUT, FRAME, TAB_ID), page_changing=True, summary="click an element"),
+    Operation(
+        "dom.click",
+        (
+            SELECTOR,
+            _p("button", "string", enum=("left", "right", "middle")),
+            _p("click_count", "integer"),
+            _p("modifiers", "array"),
+            TIMEOUT,
+            FRAME,
+            TAB_ID,
+        ),
+        page_changing=True,
+        summary="click an element",
+    ),
     Operation(
         "dom.fill",
         (SELECTOR, _p("value", "string", required=True), TIMEOUT, FRAME, TAB_ID),
@@ -134,11 +148,88 @@ OPERATIONS: tuple[Operation, ...] = (
     ),
     Operation(
         "dom.select",
-        (SELECTOR, _p("value", "string", "array", required=True), TIMEOUT, FRAME, TAB_ID),
+        (
+            SELECTOR,
+            _p("value", "string", "array"),
+            _p("label", "string", "array"),
+            _p("text", "string", "array"),
+            TIMEOUT,
+            FRAME,
+            TAB_ID,
+        ),
         page_changing=True,
         summary="choose options of a select",
     ),
-    Operation("dom.scroll", (_p("selector", "string"), TIMEOUT, FRAME, TAB_ID), summary="scroll an element into view"),
+    Operation(
+        "dom.scroll",
+        (
+            _p("selector", "string"),
+            _p("delta_x", "integer"),
+            _p("delta_y", "integer"),
+            _p("to", "string", enum=("top", "bottom")),
+            TIMEOUT,
+            FRAME,
+            TAB_ID,
+        ),
+        summary="scroll an element into view, or by a delta",
+    ),
+    Operation(
+        "dom.check",
+        (SELECTOR, _p("checked", "boolean"), TIMEOUT, FRAME, TAB_ID),
+        page_changing=True,
+        summary="check or uncheck a checkbox, radio or role=checkbox",
+    ),
+    Operation(
+        "dom.hover",
+        (SELECTOR, TIMEOUT, FRAME, TAB_ID),
+        page_changing=True,
+        summary="move the pointer over an element",
+    ),
+    Operation("dom.focus", (SELECTOR, TIMEOUT, FRAME, TAB_ID), page_changing=True, summary="give an element the focus"),
+    Operation(
+        "dom.drag",
+        (SELECTOR, _p("target", "string", required=True), TIMEOUT, FRAME, TAB_ID),
+        page_changing=True,
+        summary="drag an element onto another",
+    ),
+    Operation(
+        "dom.upload",
+        (SELECTOR, _p("files", "array", required=True), TIMEOUT, FRAME, TAB_ID),
+        page_changing=True,
+        summary="set a file input's files",
+    ),
+    Operation(
+        "page.wait_for",
+        (
+            _p("selector", "string"),
+            _p("state", "string", enum=WAIT_STATES),
+            _p("text", "string"),
+            _p("url", "string"),
+            _p("network_idle", "boolean"),
+            _p("load", "boolean"),
+            TIMEOUT,
+            FRAME,
+            TAB_ID,
+        ),
+        summary="until one condition holds",
+    ),
+    Operation(
+        "tab.history",
+        (_p("direction", "string", required=True, enum=("back", "forward", "reload")), TIMEOUT, TAB_ID),
+        page_changing=True,
+        summary="back, forward or reload",
+    ),
+    Operation(
+        "page.download",
+        (_p("url", "string"), _p("selector", "string"), TIMEOUT, TAB_ID),
+        summary="fetch a URL with the browser's cookies",
+    ),
+    Operation(
+        "page.dismiss_overlays",
+        (TIMEOUT, TAB_ID),
+        page_changing=True,
+        summary="close cookie banners and modals",
+    ),
     Operation(
         "scrape.extract",
         (SELECTOR, _p("fields", "array", required=True), REDACT, _p("max_bytes", "integer"), FRAME, TAB_ID),

@@ -50,13 +50,29 @@ def typed_param_names(steps: Any) -> set[str]:
     return names
 
 
+def without_file_contents(params: dict[str, Any]) -> dict[str, Any]:
+    """`files` (an upload) with each inline file's content given as its size: a prompt names the file, and
+    no log or activity row keeps its bytes."""
+    files = params.get("files")
+    if not isinstance(files, list) or not any(isinstance(f, dict) for f in files):
+        return params
+    shown: list[Any] = []
+    for item in files:
+        if isinstance(item, dict) and "content_base64" in item:
+            content = item["content_base64"]
+            size = len(content) * 3 // 4 - content[-2:].count("=") if isinstance(content, str) else 0
+            item = {**{k: v for k, v in item.items() if k != "content_base64"}, "content": f"[{size} bytes]"}
+        shown.append(item)
+    return {**params, "files": shown}
+
+
 def redact_params(
     params: dict[str, Any], mode: str | None = None, typed_params: set[str] | None = None
 ) -> dict[str, Any]:
     """Drop unset values, hide typed values, shorten long strings. `mode` is the command's (fill, type,
     scrape, …); a dict with a `type` (a workflow step) is read as that step. `typed_params` names the
     workflow params that are typed into fields (from the steps when given here; None: every one)."""
-    shown = {k: v for k, v in params.items() if v is not None}
+    shown = without_file_contents({k: v for k, v in params.items() if v is not None})
     key = TYPED_KEYS.get(mode or str(shown.get("type", "")))
     if key is not None and key in shown:
         shown[key] = typed(shown[key])

@@ -28,6 +28,8 @@ class Settings:
     approval_wait_ms: int = 20_000
     redact_selectors: list[str] = field(default_factory=lambda: list(DEFAULT_REDACT))
     """The built-in selectors and any the person added: the built-in ones always apply (see bound)."""
+    upload_folders: list[str] = field(default_factory=list)
+    """Folders besides the home's uploads/ that `interact upload` may take files from (absolute paths)."""
 
     @classmethod
     def load(cls, path: Path) -> Settings:
@@ -73,6 +75,8 @@ class Settings:
         # not make password fields and [data-sensitive] elements readable.
         added = [s.strip() for s in self.redact_selectors if isinstance(s, str) and s.strip()]
         self.redact_selectors = list(dict.fromkeys([*DEFAULT_REDACT, *added]))
+        # Only absolute folders: a relative one would depend on where the app was started.
+        self.upload_folders = [f for f in self.upload_folders if isinstance(f, str) and f.startswith(("/", "~"))]
 
     def save(self, path: Path) -> None:
         write_atomic(path, json.dumps(asdict(self), indent=2) + "\n")

@@ -86,6 +86,12 @@ VERBS = {
     ("interact", "select"): "choose an option",
     ("interact", "execute_js"): "run JavaScript in the page",
     ("interact", "load_state"): "restore a saved page state",
+    ("interact", "check"): "check a checkbox",
+    ("interact", "uncheck"): "uncheck a checkbox",
+    ("interact", "hover"): "move the pointer over an element",
+    ("interact", "focus"): "focus an element",
+    ("interact", "drag"): "drag and drop an element",
+    ("interact", "dismiss_overlays"): "close cookie banners and pop-ups",
 }
 
 
@@ -99,6 +105,10 @@ def headline(request: ApprovalRequest, name: str = "") -> str:
         count = len(request.steps)
         changing = f"{count} page-changing step{'s' if count != 1 else ''}"
         what = f"run the workflow “{name}” ({changing})" if name else f"run a workflow with {changing}"
+    elif (request.tool, request.mode) == ("interact", "upload"):
+        files = request.steps[0].get("files") if request.steps else None
+        names = [str(f) for f in files] if isinstance(files, list) else []
+        what = f"upload {len(names)} file{'s' if len(names) != 1 else ''} into the page: {', '.join(names)}"
     else:
         what = VERBS.get((request.tool, request.mode), f"run {request.tool} {request.mode}")
     return f"An agent that {reported_agent(request.agent)} wants to {what}"

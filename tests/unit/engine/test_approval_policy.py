@@ -120,7 +120,7 @@ def test_a_rule_says_exactly_what_it_allows() -> None:
     )
     text = site.describe()
     assert 'says it is "you (tray)"' in text, "the agent's name is its own claim, never the person"
-    assert "element actions (click, fill, type, press, select)" in text
+    assert "element actions (click, fill, type, press, select, check, uncheck, hover, focus, drag, upload," in text
     assert SITE in text and "until 20" in text
     js = Rule("rule-2", "site", 0.0, origin=SITE, expires_at=None, agent="a", action_class="javascript")
     assert "running JavaScript" in js.describe()

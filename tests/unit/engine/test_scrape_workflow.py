@@ -667,7 +667,7 @@ async def test_workflows_need_the_pilot(make_engine: EngineFactory, browser: Fak
         ({"steps": []}, "a workflow needs at least one step"),
         ({"selector": "tr"}, "operation=workflow: unknown parameter 'selector'"),
         ({"override_params": {"a": 1}}, "operation=workflow: unknown parameter 'override_params'"),
-        ({"steps": [{"type": "hover"}]}, "steps[0]: unknown step type 'hover'"),
+        ({"steps": [{"type": "levitate"}]}, "steps[0]: unknown step type 'levitate'"),
         ({"steps": [{"type": "scroll"}] * 51}, "51 steps; a workflow may have at most 50."),
         (
             {"steps": [{"type": "if_exists", "selector": ".x", "then": [{"type": "scroll"}] * 50}]},

@@ -168,7 +168,7 @@ async def test_import_replaces_an_invalid_file(engine: Engine, store: MemoryWork
         ({"name": "x", "steps": [{"type": "scroll"}]}, "'workflow_id' must be letters, digits"),
         ({"workflow_id": "../escape", "name": "x", "steps": [{"type": "scroll"}]}, "'workflow_id' must be letters"),
         ({"workflow_id": "wf-x", "name": "x", "steps": []}, "a workflow needs at least one step"),
-        ({"workflow_id": "wf-x", "name": "x", "steps": [{"type": "hover"}]}, "unknown step type 'hover'"),
+        ({"workflow_id": "wf-x", "name": "x", "steps": [{"type": "levitate"}]}, "unknown step type 'levitate'"),
         ({"workflow_id": "wf-x", "name": "x", "steps": [{"type": "scroll"}] * 51}, "at most 50"),
         ({"workflow_id": "wf-x", "name": "x", "steps": [{"type": "scroll"}], "owner": "me"}, "unknown field 'owner'"),
     ],

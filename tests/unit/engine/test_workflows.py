@@ -105,7 +105,7 @@ def test_every_step_type_accepts_its_fields(step: dict[str, Any]) -> None:
         ({"type": "fill", "selector": "#q", "value": 3}, "(fill): 'value' must be a string"),
         ({"type": "type", "selector": "#q"}, "steps[0] (type): 'text' is required."),
         ({"type": "press"}, "steps[0] (press): 'key' is required."),
-        ({"type": "select", "selector": "s"}, "steps[0] (select): 'value' is required."),
+        ({"type": "select", "value": "s"}, "steps[0] (select): 'selector' is required."),
         ({"type": "scroll", "selector": 1}, "(scroll): 'selector' must be a string"),
         ({"type": "delay"}, "steps[0] (delay): 'ms' is required."),
         ({"type": "delay", "ms": "10"}, "(delay): 'ms' must be an integer"),
@@ -119,7 +119,7 @@ def test_every_step_type_accepts_its_fields(step: dict[str, Any]) -> None:
         ({**EXTRACT, "paginate": {"max_pages": 2}}, "steps[0] (extract) paginate: 'next_selector' is required."),
         ({"type": "if_exists"}, "steps[0] (if_exists): 'selector' is required."),
         ({"type": "if_exists", "selector": ".x", "then": {}}, "(if_exists): 'then' must be an array"),
-        ({"type": "if_exists", "selector": ".x", "else": [{"type": "hover"}]}, "steps[0].else[0]: unknown step type"),
+        ({"type": "if_exists", "selector": ".x", "else": [{"type": "fly"}]}, "steps[0].else[0]: unknown step type"),
     ],
 )
 def test_step_field_errors_are_precise(step: dict[str, Any], message: str) -> None:
@@ -127,10 +127,10 @@ def test_step_field_errors_are_precise(step: dict[str, Any], message: str) -> No
 
 
 def test_unknown_step_types_and_fields() -> None:
-    assert refused([{"type": "hover", "selector": "a"}]).startswith("steps[0]: unknown step type 'hover'; one of")
+    assert refused([{"type": "levitate", "selector": "a"}]).startswith("steps[0]: unknown step type 'levitate'; one of")
     assert "unknown step type null" in refused([{"selector": "a"}])  # JSON's word, not Python's None
-    message = refused([{"type": "click", "selector": "a", "button": "right", "force": True}])
-    assert message.startswith("steps[0] (click): unknown parameter 'button', 'force'. Valid parameters: selector*")
+    message = refused([{"type": "click", "selector": "a", "trusted": False, "force": True}])
+    assert message.startswith("steps[0] (click): unknown parameter 'force', 'trusted'. Valid parameters: selector*")
     assert "steps[1] must be an object with a 'type'" in refused([{"type": "scroll"}, "click"])
     assert refused({"type": "scroll"}) == "steps must be a list of step objects."
 

@@ -80,7 +80,7 @@ def test_load_lists_valid_and_invalid_files_without_raising(store: DiskWorkflowS
     folder.mkdir()
     write(folder, "wf-good.json", doc("wf-good", origin="https://a.test"))
     write(folder, "wf-badjson.json", "{not json")
-    write(folder, "wf-schema.json", {**doc("wf-schema"), "steps": [{"type": "hover"}]})
+    write(folder, "wf-schema.json", {**doc("wf-schema"), "steps": [{"type": "levitate"}]})
     write(folder, "wf-noname.json", {"workflow_id": "wf-noname", "steps": [{"type": "scroll"}]})
     write(folder, "wf-mismatch.json", doc("wf-other"))
     write(folder, "wf-list.json", "[1, 2]")
@@ -105,7 +105,7 @@ def test_load_lists_valid_and_invalid_files_without_raising(store: DiskWorkflowS
     assert found["wf-good"] is None
     assert (found["wf-badjson"] or "").startswith("not valid JSON:")
     assert (found["wf-empty"] or "").startswith("not valid JSON:")
-    assert "unknown step type 'hover'" in (found["wf-schema"] or "")
+    assert "unknown step type 'levitate'" in (found["wf-schema"] or "")
     assert "'name' is required" in (found["wf-noname"] or "")
     assert found["wf-mismatch"] == "workflow_id 'wf-other' does not match the file name wf-mismatch.json"
     assert found["wf-list"] == "wf-list.json must be a JSON object."

@@ -1,0 +1,66 @@
+"""`interact click` through the whole path (MCP stdio → relay → app → extension → trusted CDP input →
+page), with its settle and one-line `changed` summary, on a ready element of a static page.
+
+Target (issue 10): median ≤ 40 ms (Playwright MCP 556 ms as shipped, 54-78 ms with its settle off;
+Chrome DevTools MCP 250 ms). Run from the repository:
+    scripts/with-keyring .venv/bin/python -m bench.bench_click [--calls 100]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import tempfile
+import time
+from pathlib import Path
+
+from tests.support.mcp_stdio import StdioMcp
+from tests.support.processes import Serve
+from tests.support.site import FixtureSite
+
+from bench.common import line, median, p95
+
+
+async def timed(mcp: StdioMcp, args: dict[str, object]) -> tuple[float, dict[str, object]]:
+    started = time.perf_counter()
+    result = await mcp.call("interact", args)
+    elapsed = (time.perf_counter() - started) * 1000
+    assert not result.is_error, result.structured_content
+    return elapsed, dict(result.structured_content or {})
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--calls", type=int, default=100)
+    opts = parser.parse_args()
+
+    site = FixtureSite()
+    await site.start()
+    rows: list[str] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        home = Path(tmp) / "home"
+        serve = Serve(home, "--headless", "--pilot", "--approve", "auto", "--port", "0")
+        await serve.start()
+        mcp = StdioMcp({"TABPILOT_HOME": str(home)})
+        await mcp.start()
+        try:
+            await mcp.ok("interact", {"action": "navigate", "url": site.url("/actions.html")})
+            click = {"action": "click", "selector": "#change"}
+            for _ in range(10):
+                await timed(mcp, click)
+            runs = [await timed(mcp, click) for _ in range(opts.calls)]
+            times = [t for t, _ in runs]
+            rows.append(
+                line("click on a ready element, median", f"{median(times):.2f} ms", "≤ 40 ms", median(times) <= 40)
+            )
+            rows.append(line("click on a ready element, p95", f"{p95(times):.2f} ms", "(none)"))
+            rows.append(f"  last answer: {runs[-1][1]}")
+        finally:
+            await mcp.close()
+            await serve.stop()
+            await site.stop()
+    print("\n".join(rows))
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
