@@ -183,6 +183,8 @@ async def test_a_login_is_saved_wiped_and_restored_and_no_value_is_written_in_cl
     e2e_app: App, e2e_home: Path, site: FixtureSite, pilot_on: None
 ) -> None:
     assert e2e_app.managed is not None
+    # Cookies other tests left for the fixture's host (cookies ignore ports) would be counted too.
+    await e2e_app.managed.context.clear_cookies()
     agent = await _agent(e2e_home)
     try:
         opened = await agent.ok("interact", {"action": "new_tab", "url": site.url("/state/login?user=alice")})
