@@ -103,6 +103,7 @@ class App:
         self._capabilities = self.vault.document("capabilities")
         self.capture = store_for(self.engine)  # the pages' console, errors, network, WebSockets
         self.link.on_event(self.capture.on_link_event)
+        self.link.on_event(self.engine.handoffs.on_link_event)  # Resume in the popup, a hand-off's tab closed
         self.token = ""
         self.bridge: BridgeServer | None = None
         self.mcp: McpEndpoint | None = None
@@ -336,6 +337,8 @@ class App:
         self.engine.config.step_delay_ms = settings.step_delay_ms
         self.engine.config.redact_selectors = tuple(settings.redact_selectors)
         self.engine.config.approval_wait_ms = self.engine.approval_wait_ms = settings.approval_wait_ms
+        if before.dialog_state() != settings.dialog_state():
+            self._spawn(self._push_state())  # the extension applies the dialog policy
         restart = [
             name
             for name in ("port", "browser_executable", "managed_headless")
@@ -451,7 +454,7 @@ class App:
         self._linked_pairs = now
 
     def _link_state(self) -> dict[str, Any]:
-        return self.engine.pilot.snapshot()
+        return {**self.engine.pilot.snapshot(), "dialogs": self.settings.dialog_state()}
 
     async def _push_state(self) -> None:
         await self.link.send({"type": "state", "state": self._link_state()})

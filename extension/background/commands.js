@@ -6,11 +6,13 @@ import { click, press, type } from "./actions.js";
 import * as cdp from "./cdp.js";
 import { crop } from "./crop.js";
 import { toContent } from "./content.js";
+import { guarded, handleDialog, listDialogs } from "./dialogs.js";
 import { executeJs } from "./execute.js";
 import { navigate } from "./navigate.js";
 import { OPERATIONS } from "./operations.js";
 import { checkParams } from "./params.js";
 import { Codes, TPError } from "./protocol.js";
+import { endHandoff, startHandoff } from "./handoff.js";
 import { extract, nextPage } from "./scrape.js";
 import { assertReadable, getTab, listTabs, setTracked, targetTab } from "./tabs.js";
 import { budget, inPage, requireString, waitForState } from "./waiting.js";
@@ -110,13 +112,28 @@ export const OPS = {
   "scrape.extract": onPage(extract),
   "scrape.next_page": onPage(nextPage),
   "a11y.audit": async (p, frameMs) => audit(await targetTab(p), p, frameMs),
+  "dialogs.list": listDialogs,
+  "dialog.handle": handleDialog,
+  "handoff.start": startHandoff,
+  "handoff.end": endHandoff,
 };
+
+/**
+ * Operations that do not wait on the page: they work while it shows a dialog (tabs.*, these). Every other
+ * operation on a tab runs under the dialog guard (dialogs.js): it never hangs on a dialog.
+ */
+const DIALOG_FREE = new Set(["dialogs.list", "dialog.handle", "handoff.start", "handoff.end"]);
+
+/** @param {string} op @param {import("./operations.js").OperationSpec} spec */
+const onATab = (op, spec) => "tab_id" in spec.params && !op.startsWith("tabs.") && !DIALOG_FREE.has(op);
 
 /** `timeoutMs` is the command frame's: how long the app waits for the answer. */
 export async function dispatch(op, params, timeoutMs) {
   const spec = Object.hasOwn(OPERATIONS, op) ? OPERATIONS[op] : undefined;
   const handler = spec && Object.hasOwn(OPS, op) ? OPS[op] : undefined;
   if (!handler) throw new TPError(Codes.NOT_SUPPORTED, `This extension does not know the operation '${op}'.`);
-  checkParams(op, spec, params ?? {});
-  return handler(params ?? {}, timeoutMs);
+  const p = params ?? {};
+  checkParams(op, spec, p);
+  if (!onATab(op, spec)) return handler(p, timeoutMs);
+  return guarded(op, p, spec.pageChanging, () => handler(p, timeoutMs));
 }

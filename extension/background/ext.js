@@ -41,6 +41,9 @@ export const tabs = {
   get onRemoved() {
     return chrome.tabs.onRemoved;
   },
+  get onCreated() {
+    return chrome.tabs.onCreated;
+  },
   get onDetached() {
     return chrome.tabs.onDetached;
   },
@@ -68,6 +71,14 @@ export const devtools = {
   get onDetach() {
     return chrome.debugger.onDetach;
   },
+  get onEvent() {
+    return chrome.debugger.onEvent;
+  },
+};
+
+export const windows = {
+  /** @param {number} windowId @param {chrome.windows.UpdateInfo} changes */
+  update: (windowId, changes) => chrome.windows.update(windowId, changes),
 };
 
 export const storage = {

@@ -26,6 +26,10 @@
 /** @typedef {{selector: string, fields: unknown[], redact?: unknown[], max_bytes?: number, tab_id?: number}} ScrapeExtractParams rows from the page */
 /** @typedef {{next_selector: string, rows_selector?: string, timeout_ms?: number, tab_id?: number}} ScrapeNextPageParams click next and wait for the rows to change */
 /** @typedef {{scope?: string, tags?: unknown[], include_passes?: boolean, redact?: unknown[], timeout_ms?: number, tab_id?: number}} A11yAuditParams axe-core in the page */
+/** @typedef {{tab_id?: number}} DialogsListParams open, armed and lately answered dialogs */
+/** @typedef {{accept: boolean, prompt_text?: string, tab_id?: number}} DialogHandleParams answer the tab's dialog, or arm the answer for its next one */
+/** @typedef {{reason: string, correlation_id: string, tab_id?: number}} HandoffStartParams bring the tab to the front and show the person why */
+/** @typedef {{correlation_id: string}} HandoffEndParams the hand-off is over */
 
 /** @type {Readonly<Record<string, OperationSpec>>} */
 export const OPERATIONS = Object.freeze({
@@ -195,7 +199,35 @@ export const OPERATIONS = Object.freeze({
       tab_id: {"type": ["integer"], "required": false},
     },
   },
+  "dialogs.list": {
+    pageChanging: false,
+    params: {
+      tab_id: {"type": ["integer"], "required": false},
+    },
+  },
+  "dialog.handle": {
+    pageChanging: true,
+    params: {
+      accept: {"type": ["boolean"], "required": true},
+      prompt_text: {"type": ["string"], "required": false},
+      tab_id: {"type": ["integer"], "required": false},
+    },
+  },
+  "handoff.start": {
+    pageChanging: false,
+    params: {
+      reason: {"type": ["string"], "required": true},
+      correlation_id: {"type": ["string"], "required": true},
+      tab_id: {"type": ["integer"], "required": false},
+    },
+  },
+  "handoff.end": {
+    pageChanging: false,
+    params: {
+      correlation_id: {"type": ["string"], "required": true},
+    },
+  },
 });
 
 /** Operations that change a page: refused while the app says the pilot is off. */
-export const PAGE_CHANGING_OPS = new Set(["tab.navigate", "js.execute", "dom.click", "dom.fill", "dom.type", "dom.press", "dom.select", "scrape.next_page"]);
+export const PAGE_CHANGING_OPS = new Set(["tab.navigate", "js.execute", "dom.click", "dom.fill", "dom.type", "dom.press", "dom.select", "scrape.next_page", "dialog.handle"]);

@@ -10,6 +10,7 @@ export const Codes = Object.freeze({
   TIMEOUT: "timeout",
   ELEMENT_NOT_FOUND: "element_not_found",
   TAB_CLOSED: "tab_closed",
+  DIALOG_OPEN: "dialog_open",
   NOT_SUPPORTED: "not_supported",
   INTERNAL: "internal",
 });

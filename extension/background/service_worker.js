@@ -5,15 +5,22 @@ import { startCapture } from "./capture.js";
 import { watchDetaches } from "./cdp.js";
 import { dispatch } from "./commands.js";
 import { Connection, WAKE_ALARM } from "./connection.js";
+import { applyPolicy, watchDialogs } from "./dialogs.js";
 import * as ext from "./ext.js";
+import { resumeHandoff, watchHandoffs } from "./handoff.js";
 import { watchTrackedTab } from "./tabs.js";
+
+const connection = new Connection(dispatch);
+const toApp = (msg) => connection.send(msg);
 
 // Listeners go in at the worker's first turn, so that their events wake it later.
 watchTrackedTab();
 watchDetaches();
+watchDialogs();
+watchHandoffs(toApp);
 
-const connection = new Connection(dispatch);
 connection.onChange(showStatus);
+connection.onChange((snapshot) => applyPolicy(snapshot.appState)); // what to do with dialogs nobody answers
 connection.onChange((snapshot) => ext.storage.session.set({ link: snapshot }).catch(() => {}));
 startCapture(connection); // console, errors, network, bodies, WebSockets from the pages to the app
 
@@ -47,6 +54,7 @@ ext.runtime.onMessage.addListener((msg, sender, reply) => {
   } else if (msg.popup === "reconnect") connection.reconnect().then(() => reply(connection.snapshot()));
   else if (msg.popup === "pair") connection.pairWith(msg.code).then(() => reply(connection.snapshot()));
   else if (msg.popup === "forget") connection.forgetPairing().then(() => reply(connection.snapshot()));
+  else if (msg.popup === "resume") resumeHandoff(String(msg.correlation_id), toApp).then((resumed) => reply({ resumed }));
   return true;
 });
 

@@ -13,33 +13,14 @@ from __future__ import annotations
 import json
 from typing import Any, Literal, NotRequired, TypedDict
 
+from tabpilot.engine.operations import OPERATIONS
+
 PROTOCOL_VERSION = 2
 AUTH_KINDS = ("managed", "paired", "pairing", "none")
 
-# The operations the extension's allow-list accepts (extension/background/commands.js);
-# docs/bridge-protocol.md describes each one.
-OPS: tuple[str, ...] = (
-    "page.info",
-    "dom.query",
-    "tabs.list",
-    "tabs.track",
-    "tabs.resolve",
-    "tab.navigate",
-    "js.execute",
-    "tab.screenshot",
-    "tab.crop",
-    "dom.count",
-    "dom.wait",
-    "dom.click",
-    "dom.fill",
-    "dom.type",
-    "dom.press",
-    "dom.select",
-    "dom.scroll",
-    "scrape.extract",
-    "scrape.next_page",
-    "a11y.audit",
-)
+# The operations the extension's allow-list accepts: engine/operations.py defines them (one list, which
+# also generates the extension's), docs/bridge-protocol.md describes each one.
+OPS: tuple[str, ...] = tuple(op.name for op in OPERATIONS)
 
 
 class BrowserInfo(TypedDict, total=False):

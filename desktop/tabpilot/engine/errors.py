@@ -18,6 +18,7 @@ ErrorCode = Literal[
     "workflow_not_found",
     "navigation_redirect",
     "tab_closed",
+    "dialog_open",
     "domain_changed",
     "queue_full",
     "not_supported",
