@@ -24,10 +24,15 @@ async def test_a_handoff_notifies_shows_resume_and_the_tray_resumes_it(
     tray = make_tray(app)
     notifications = Notifications(tray, monkeypatch)
     ended: list[dict[str, Any]] = []
+
+    def end(params: dict[str, Any]) -> dict[str, Any]:
+        ended.append(params)
+        return {"ended": True}
+
     fake = await connect_extension(
         app,
         handoff_start=lambda p: {"tab_id": 7, **LOGIN, "focused": True},
-        handoff_end=lambda p: ended.append(p) or {"ended": True},
+        handoff_end=end,
         page_info=lambda p: {**LOGIN, "title": "Account", "url": "https://shop.test/account"},
     )
     assert fake.welcome is not None
