@@ -54,7 +54,11 @@ ext.runtime.onMessage.addListener((msg, sender, reply) => {
   } else if (msg.popup === "reconnect") connection.reconnect().then(() => reply(connection.snapshot()));
   else if (msg.popup === "pair") connection.pairWith(msg.code).then(() => reply(connection.snapshot()));
   else if (msg.popup === "forget") connection.forgetPairing().then(() => reply(connection.snapshot()));
-  else if (msg.popup === "resume") resumeHandoff(String(msg.correlation_id), toApp).then((resumed) => reply({ resumed }));
+  else if (msg.popup === "resume") {
+    // Only the person's Resume button ends a hand-off: the popup page itself, never a content script.
+    if (sender.url !== ext.runtime.getURL("popup/popup.html")) return false;
+    resumeHandoff(String(msg.correlation_id), toApp).then((resumed) => reply({ resumed }));
+  }
   return true;
 });
 

@@ -36,6 +36,7 @@ async def test_the_tools_are_exactly_the_four_and_compact(mcp: StdioMcp) -> None
         "websocket_events",
         "a11y_audit",
         "workflows",
+        "dialogs",
     ]
     assert modes["interact"] == [
         "navigate",
@@ -47,6 +48,8 @@ async def test_the_tools_are_exactly_the_four_and_compact(mcp: StdioMcp) -> None
         "select",
         "scroll",
         "scrape",
+        "handle_dialog",
+        "handoff",
     ]
     observe = next(t for t in listed.tools if t.name == "observe")
     interact = next(t for t in listed.tools if t.name == "interact")
