@@ -112,6 +112,7 @@ class App:
         self.capture = store_for(self.engine)  # the pages' console, errors, network, WebSockets
         self.link.on_event(self.capture.on_link_event)
         self.link.on_event(self.engine.tab_owners.on_browser_event)
+        self.link.on_event(self.engine.handoffs.on_link_event)  # Resume in the popup, a hand-off's tab closed
         self.token = ""
         self.bridge: BridgeServer | None = None
         self.mcp: McpEndpoint | None = None
@@ -371,6 +372,8 @@ class App:
         self.engine.config.redact_selectors = tuple(settings.redact_selectors)
         self.engine.config.upload_folders = tuple(Path(f).expanduser() for f in settings.upload_folders)
         self.engine.config.approval_wait_ms = self.engine.approval_wait_ms = settings.approval_wait_ms
+        if before.dialog_state() != settings.dialog_state():
+            self._spawn(self._push_state())  # the extension applies the dialog policy
         restart = [
             name
             for name in ("port", "browser_executable", "managed_headless")
@@ -486,8 +489,12 @@ class App:
         self._linked_pairs = now
 
     def _link_state(self) -> dict[str, Any]:
-        """What the extension's popup shows: the pilot, and the agents one can hand a tab to."""
-        return {**self.engine.pilot.snapshot(), **self.engine.tab_owners.view()}
+        """What the extension's popup shows: the pilot, the agents one can hand a tab to, the dialog policy."""
+        return {
+            **self.engine.pilot.snapshot(),
+            **self.engine.tab_owners.view(),
+            "dialogs": self.settings.dialog_state(),
+        }
 
     async def _push_state(self) -> None:
         await self.link.send({"type": "state", "state": self._link_state()})

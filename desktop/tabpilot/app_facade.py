@@ -46,6 +46,18 @@ class JobOutcome:
         return self.status in ("complete", "error")
 
 
+@dataclass(frozen=True)
+class HandoffView:
+    """A hand-off waiting for the person, as the tray shows it."""
+
+    correlation_id: str
+    reason: str
+    agent: str
+    tab_id: int
+    url: str
+    title: str
+
+
 class AppFacade:
     def __init__(self, app: App) -> None:
         self._app = app
@@ -139,6 +151,23 @@ class AppFacade:
         if job is None:
             return None
         return JobOutcome(job.status, job.result, job.error)
+
+    # -- hand-offs: an agent waits for the person in a tab (interact handoff) -------------------------------
+
+    def handoffs(self) -> list[HandoffView]:
+        """Oldest first."""
+        return [
+            HandoffView(h.correlation_id, h.reason, h.agent, h.tab_id, h.url, h.title)
+            for h in self._app.engine.handoffs.pending()
+        ]
+
+    def resume_handoff(self, correlation_id: str) -> bool:
+        """The person is done in the tab (the tray's Resume): the agent's command goes on. False if it had ended."""
+        return self._app.engine.handoffs.resume(correlation_id, "tray")
+
+    def watch_handoffs(self, changed: Callable[[], None]) -> Unsubscribe:
+        """A hand-off began or ended."""
+        return self._app.engine.handoffs.changed.subscribe(changed)
 
     # -- capture ----------------------------------------------------------------------------------------
 

@@ -1,5 +1,6 @@
 // @ts-check
 // chrome.debugger where only CDP can do the job: CSP-proof evaluation, killing runaway scripts, screenshots.
+import { book } from "./dialog_book.js";
 import * as ext from "./ext.js";
 import { Codes, TPError } from "./protocol.js";
 import * as trace from "./trace.js";
@@ -24,7 +25,16 @@ export async function attach(tabId) {
   attached.add(tabId);
 }
 
-export async function send(tabId, method, params = {}) {
+/**
+ * A CDP command to the tab. While the tab shows a JavaScript dialog its page answers nothing, so this
+ * fails at once with dialog_open then — and as soon as one opens while the command waits (dialogs.js).
+ */
+export function send(tabId, method, params = {}) {
+  return book.race(tabId, sendDirect(tabId, method, params));
+}
+
+/** A CDP command that the browser answers itself, dialog or not (the dialog's own commands). */
+export async function sendDirect(tabId, method, params = {}) {
   trace.mark(`cdp ${method}>`);
   await attach(tabId);
   try {

@@ -7,12 +7,14 @@ import { click, press, type } from "./actions.js";
 import * as cdp from "./cdp.js";
 import { crop } from "./crop.js";
 import { toContent } from "./content.js";
+import { guarded, handleDialog, listDialogs } from "./dialogs.js";
 import { executeJs } from "./execute.js";
 import { withFrame } from "./frames.js";
 import { navigate } from "./navigate.js";
 import { OPERATIONS } from "./operations.js";
 import { checkParams } from "./params.js";
 import { Codes, TPError } from "./protocol.js";
+import { endHandoff, startHandoff } from "./handoff.js";
 import { extract, nextPage } from "./scrape.js";
 import { highlight, snapshot } from "./snapshot.js";
 import { loadState, saveState } from "./state.js";
@@ -131,15 +133,32 @@ export const OPS = {
   "a11y.audit": async (p, frameMs) => audit(await targetTab(p), p, frameMs),
   "dom.snapshot": onPage(snapshot),
   "dom.highlight": onPage(highlight),
+  "dialogs.list": listDialogs,
+  "dialog.handle": handleDialog,
+  "handoff.start": startHandoff,
+  "handoff.end": endHandoff,
 };
+
+/**
+ * Operations that do not wait on the page: they work while it shows a dialog (tabs.*, these). Every other
+ * operation on a tab runs under the dialog guard (dialogs.js): it never hangs on a dialog.
+ */
+const DIALOG_FREE = new Set(["dialogs.list", "dialog.handle", "handoff.start", "handoff.end"]);
+
+/** @param {string} op @param {import("./operations.js").OperationSpec} spec */
+const onATab = (op, spec) => "tab_id" in spec.params && !op.startsWith("tabs.") && !DIALOG_FREE.has(op);
 
 /** `timeoutMs` is the command frame's: how long the app waits for the answer. */
 export async function dispatch(op, params, timeoutMs) {
   const spec = Object.hasOwn(OPERATIONS, op) ? OPERATIONS[op] : undefined;
   const handler = spec && Object.hasOwn(OPS, op) ? OPS[op] : undefined;
   if (!handler) throw new TPError(Codes.NOT_SUPPORTED, `This extension does not know the operation '${op}'.`);
-  checkParams(op, spec, params ?? {});
+  const raw = params ?? {};
+  checkParams(op, spec, raw);
   // `frame` (a selector, ref, name or URL pattern of a frame) becomes part of the op's selector here,
   // once for every element op: `@f12 >> .pay`, which inPage and toContent follow into that frame.
-  return handler(await withFrame(params ?? {}), timeoutMs);
+  const p = await withFrame(raw);
+  if (!onATab(op, spec)) return handler(p, timeoutMs);
+  // A tab showing a JavaScript dialog answers nothing: dialog_open at once instead (dialogs.js).
+  return guarded(op, p, spec.pageChanging, () => handler(p, timeoutMs));
 }

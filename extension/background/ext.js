@@ -51,6 +51,9 @@ export const tabs = {
   get onRemoved() {
     return chrome.tabs.onRemoved;
   },
+  get onCreated() {
+    return chrome.tabs.onCreated;
+  },
   get onDetached() {
     return chrome.tabs.onDetached;
   },
@@ -78,7 +81,7 @@ export const devtools = {
   get onDetach() {
     return chrome.debugger.onDetach;
   },
-  /** CDP events of the attached tabs (Input.dragIntercepted). */
+  /** CDP events of the attached tabs (Input.dragIntercepted, Page's dialog events). */
   get onEvent() {
     return chrome.debugger.onEvent;
   },

@@ -43,6 +43,10 @@
 /** @typedef {{interactive_only?: boolean, scope?: string, max_depth?: number, redact?: unknown[], timeout_ms?: number, frame?: string, tab_id?: number}} DomSnapshotParams the accessibility tree as text with refs, frames included */
 /** @typedef {{selector: string, duration_ms?: number, timeout_ms?: number, frame?: string, tab_id?: number}} DomHighlightParams outline and label one element */
 /** @typedef {{scope?: string, tags?: unknown[], include_passes?: boolean, redact?: unknown[], timeout_ms?: number, tab_id?: number}} A11yAuditParams axe-core in the page */
+/** @typedef {{tab_id?: number}} DialogsListParams open, armed and lately answered dialogs */
+/** @typedef {{accept: boolean, prompt_text?: string, tab_id?: number}} DialogHandleParams answer the tab's dialog, or arm the answer for its next one */
+/** @typedef {{reason: string, correlation_id: string, tab_id?: number}} HandoffStartParams bring the tab to the front and show the person why */
+/** @typedef {{correlation_id: string}} HandoffEndParams the hand-off is over */
 
 /** @type {Readonly<Record<string, OperationSpec>>} */
 export const OPERATIONS = Object.freeze({
@@ -384,7 +388,35 @@ export const OPERATIONS = Object.freeze({
       tab_id: {"type": ["integer"], "required": false},
     },
   },
+  "dialogs.list": {
+    pageChanging: false,
+    params: {
+      tab_id: {"type": ["integer"], "required": false},
+    },
+  },
+  "dialog.handle": {
+    pageChanging: true,
+    params: {
+      accept: {"type": ["boolean"], "required": true},
+      prompt_text: {"type": ["string"], "required": false},
+      tab_id: {"type": ["integer"], "required": false},
+    },
+  },
+  "handoff.start": {
+    pageChanging: false,
+    params: {
+      reason: {"type": ["string"], "required": true},
+      correlation_id: {"type": ["string"], "required": true},
+      tab_id: {"type": ["integer"], "required": false},
+    },
+  },
+  "handoff.end": {
+    pageChanging: false,
+    params: {
+      correlation_id: {"type": ["string"], "required": true},
+    },
+  },
 });
 
 /** Operations that change a page: refused while the app says the pilot is off. */
-export const PAGE_CHANGING_OPS = new Set(["tabs.open", "tabs.close", "state.load", "tab.navigate", "js.execute", "dom.click", "dom.fill", "dom.type", "dom.press", "dom.select", "dom.check", "dom.hover", "dom.focus", "dom.drag", "dom.upload", "tab.history", "page.dismiss_overlays", "scrape.next_page", "dom.highlight"]);
+export const PAGE_CHANGING_OPS = new Set(["tabs.open", "tabs.close", "state.load", "tab.navigate", "js.execute", "dom.click", "dom.fill", "dom.type", "dom.press", "dom.select", "dom.check", "dom.hover", "dom.focus", "dom.drag", "dom.upload", "tab.history", "page.dismiss_overlays", "scrape.next_page", "dom.highlight", "dialog.handle"]);

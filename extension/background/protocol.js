@@ -12,6 +12,7 @@ export const Codes = Object.freeze({
   STALE_REF: "stale_ref",
   TAB_CLOSED: "tab_closed",
   NAVIGATION_FAILED: "navigation_failed",
+  DIALOG_OPEN: "dialog_open",
   NOT_SUPPORTED: "not_supported",
   INTERNAL: "internal",
 });

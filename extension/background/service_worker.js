@@ -5,17 +5,24 @@ import { startCapture } from "./capture.js";
 import { watchDetaches } from "./cdp.js";
 import { dispatch } from "./commands.js";
 import { Connection, WAKE_ALARM } from "./connection.js";
+import { applyPolicy, watchDialogs } from "./dialogs.js";
 import * as ext from "./ext.js";
 import { watchRequests } from "./settle.js";
+import { resumeHandoff, watchHandoffs } from "./handoff.js";
 import { watchTrackedTab } from "./tabs.js";
+
+const connection = new Connection(dispatch);
+const toApp = (msg) => connection.send(msg);
 
 // Listeners go in at the worker's first turn, so that their events wake it later.
 watchTrackedTab();
 watchDetaches();
 watchRequests();
+watchDialogs();
+watchHandoffs(toApp);
 
-const connection = new Connection(dispatch);
 connection.onChange(showStatus);
+connection.onChange((snapshot) => applyPolicy(snapshot.appState)); // what to do with dialogs nobody answers
 connection.onChange((snapshot) => ext.storage.session.set({ link: snapshot }).catch(() => {}));
 startCapture(connection); // console, errors, network, bodies, WebSockets from the pages to the app
 
@@ -57,6 +64,10 @@ ext.runtime.onMessage.addListener((msg, sender, reply) => {
     if (!sender.url?.startsWith(ext.runtime.getURL("popup/")) || !Number.isInteger(msg.tab_id)) return false;
     connection.send({ type: "event", name: "hand_tab", data: { tab_id: msg.tab_id, to: typeof msg.to === "string" ? msg.to : null } });
     reply(connection.snapshot());
+  } else if (msg.popup === "resume") {
+    // Only the person's Resume button ends a hand-off: the popup page itself, never a content script.
+    if (sender.url !== ext.runtime.getURL("popup/popup.html")) return false;
+    resumeHandoff(String(msg.correlation_id), toApp).then((resumed) => reply({ resumed }));
   }
   return true;
 });

@@ -1,6 +1,7 @@
 // @ts-check
 // The popup shows the link and the pilot state read-only; only the port (and who works in this tab) can be
-// changed here. Capability labels come from the app's definitions (capabilities.js is generated).
+// changed here. An agent's hand-off shows on top, with its reason and a Resume button. Capability labels
+// come from the app's definitions (capabilities.js is generated).
 import { CAPABILITIES } from "../background/capabilities.js";
 const $ = (id) => document.getElementById(id);
 /** The popup's text fields (popup.html). */
@@ -110,9 +111,33 @@ $("forget").addEventListener("click", async (ev) => {
   render(await chrome.runtime.sendMessage({ popup: "forget" }));
 });
 
+// Hand-offs (background/handoff.js): an agent brought a tab to the person and waits for Resume.
+function renderHandoffs(list) {
+  const handoffs = Array.isArray(list) ? list : [];
+  $("handoffs").hidden = handoffs.length === 0;
+  $("handofflist").replaceChildren(
+    ...handoffs.map((h) => {
+      const li = document.createElement("li");
+      li.innerHTML = `<p class="reason"></p><p class="where"></p><button type="button" class="resume">Resume</button>`;
+      li.querySelector(".reason").textContent = h.reason || "The agent asked you to take over in this tab.";
+      li.querySelector(".where").textContent = h.title || h.url || `tab ${h.tab_id}`;
+      const button = /** @type {HTMLButtonElement} */ (li.querySelector(".resume"));
+      button.dataset.correlationId = h.correlation_id;
+      button.title = "Done in the page: let the agent go on";
+      button.addEventListener("click", async () => {
+        button.disabled = true;
+        await chrome.runtime.sendMessage({ popup: "resume", correlation_id: h.correlation_id });
+      });
+      return li;
+    }),
+  );
+}
+
 chrome.storage.session.onChanged.addListener((changes) => {
   if (changes.link) render(changes.link.newValue);
+  if (changes.handoffs) renderHandoffs(changes.handoffs.newValue);
 });
+chrome.storage.session.get("handoffs").then(({ handoffs }) => renderHandoffs(handoffs));
 findThisTab().then((id) => {
   thisTab = id;
   refresh();

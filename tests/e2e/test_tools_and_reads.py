@@ -46,6 +46,7 @@ async def test_the_tools_are_exactly_the_four_and_compact(mcp: StdioMcp) -> None
         "a11y_audit",
         "snapshot",
         "workflows",
+        "dialogs",
     ]
     assert modes["interact"] == [
         "navigate",
@@ -61,6 +62,8 @@ async def test_the_tools_are_exactly_the_four_and_compact(mcp: StdioMcp) -> None
         "close_tab",
         "scrape",
         "highlight",
+        "handle_dialog",
+        "handoff",
     ]
     observe = next(t for t in listed.tools if t.name == "observe")
     interact = next(t for t in listed.tools if t.name == "interact")

@@ -1,5 +1,6 @@
 """Screenshots of the windows and menus a person meets first — Settings, Secrets, Run with parameters, the
-JavaScript and workflow prompts, the Capture menu, an invalid workflow, a failed run and its notification —
+JavaScript and workflow prompts, the Capture menu, an invalid workflow, a failed run and its notification, an
+agent's hand-off (its notification, the tray menu's Resume item) —
 and of each look of the tray icon, taken on a real X server with a tray host and a window manager (Xvfb,
 trayer, openbox) from the real tray app. Kept under artifacts/screenshots/ui-*.png for people to look at;
 the test checks each is on screen and drawn."""
@@ -28,6 +29,8 @@ WINDOWS = (
     "invalid-workflow-error",
     "notification-failed-run",
     "run-failed",
+    "notification-handoff",
+    "menu-handoff",
 )
 
 

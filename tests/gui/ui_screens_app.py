@@ -20,7 +20,7 @@ REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))  # tests.support, when run as a script
 
 from PySide6.QtCore import QPoint, QRect  # noqa: E402
-from PySide6.QtWidgets import QApplication, QMenu, QWidget  # noqa: E402
+from PySide6.QtWidgets import QApplication, QLabel, QMenu, QWidget  # noqa: E402
 from tests.gui.screen_app import (  # noqa: E402
     next_line,
     painted,
@@ -81,6 +81,15 @@ def left_of(menu: QMenu, parent: QMenu, item: QMenu) -> QPoint:
     return parent.mapToGlobal(QPoint(-menu.sizeHint().width(), row.top()))
 
 
+def _texts(widget: QWidget) -> str:
+    return " ".join(label.text() for label in widget.findChildren(QLabel))
+
+
+async def _resumed(app: Any, cid: str) -> bool:
+    result = await app.engine.call("observe", {"what": "command_result", "correlation_id": cid})
+    return bool(result.get("status") == "resumed")
+
+
 async def main(qt_app: QApplication) -> int:
     if not await wait_for_tray_host():
         say("ICON", tray_available=False)
@@ -103,8 +112,15 @@ async def main(qt_app: QApplication) -> int:
             ]
         }
 
+    def handoff(params: dict[str, Any]) -> dict[str, Any]:
+        return {"tab_id": 2, "url": "https://shop.test/login", "title": "Sign in — shop.test", "focused": True}
+
     fake = paired_with(app)
-    for op, handler in {**site.handlers(), "tabs_list": tabs}.items():
+    handoffs = {
+        "handoff_start": handoff,
+        "handoff_end": lambda params: {"ended": True},
+    }
+    for op, handler in {**site.handlers(), "tabs_list": tabs, **handoffs}.items():
         fake.on(op.replace("_", "."), handler)
     tray: TrayController | None = None
     loop = asyncio.get_running_loop()
@@ -255,6 +271,32 @@ async def main(qt_app: QApplication) -> int:
         if not await shown("run-failed", viewer):
             return 0
         viewer.close()
+
+        # A hand-off: the agent waits for the person at a login page. The notification says why; the tray
+        # menu has a Resume item under its status lines.
+        call = loop.create_task(
+            app.engine.call(
+                "interact", {"action": "handoff", "reason": "Sign in to shop.test (two-factor code)"}, agent=AGENT
+            )
+        )
+        balloon = await until(
+            lambda: (b := visible_of(qt_app, "QBalloonTip")) is not None and "needs you" in _texts(b) and b,
+            what="the hand-off notification",
+        )
+        go_on = await shown("notification-handoff", balloon)
+        balloon.close()
+        if not go_on:
+            return 0
+        pop(menu, QPoint(area.right() - menu.sizeHint().width() - 8, area.top() + 4))
+        await until(menu.isVisible, what="the tray menu")
+        go_on = await shown("menu-handoff", menu)
+        resume = next(a for a in menu.actions() if a.text().startswith("Resume"))
+        menu.hide()
+        resume.trigger()
+        answer = await call
+        await until(lambda: _resumed(app, answer["correlation_id"]), what="the resumed hand-off")
+        if not go_on:
+            return 0
         say("DONE")
         await next_line()
         return 0

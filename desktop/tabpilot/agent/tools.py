@@ -19,8 +19,11 @@ TOOL_PURPOSE = {
 }
 MAX_TOOLS_BYTES = 8 * 1024
 """What tools/list may cost an agent in every conversation, however many modes there are."""
-FULL, SHARED_NOTES, TYPES_ONLY, NAMES_ONLY, TERSE = 4, 3, 2, 1, 0
-"""How much of each mode's parameters the schemas carry (build_tools picks the most that fits)."""
+FULL, SHARED_NOTES, TYPES_ONLY, TYPED_TERSE, NAMES_ONLY, TERSE = 5, 4, 3, 2, 1, 0
+"""How much the tools carry (build_tools picks the most that fits): every parameter's note, the notes all
+modes share, the parameters' names and types; then the same without each mode's one-line summary (the
+modes named with what they require); then the parameters only as named in the mode lines; then those
+lines in one."""
 MAX_LISTED_MODES = 2
 """A parameter note shared by more modes than this is shown without their names."""
 HELP_NOTE = 'Any mode\'s parameters and an example: observe {"what":"help","mode":"<tool>.<mode>"}.'
@@ -120,9 +123,9 @@ def input_schema(tool: str, commands: list[AnyCommand], detail: int = FULL) -> d
 
 def build_tools(registry: Registry, budget: int = MAX_TOOLS_BYTES) -> list[types.Tool]:
     """The four tools as compact as the budget needs: every mode is always named with its required
-    parameters; parameter notes, then the parameters themselves, give way first as the surface grows
-    (the help mode has them all)."""
-    for detail in (FULL, SHARED_NOTES, TYPES_ONLY, NAMES_ONLY, TERSE):
+    parameters; parameter notes, then the modes' summaries, then the parameters themselves give way as
+    the surface grows (the help mode has them all)."""
+    for detail in (FULL, SHARED_NOTES, TYPES_ONLY, TYPED_TERSE, NAMES_ONLY, TERSE):
         tools = _tools(registry, detail)
         if size_of(tools) <= budget:
             break
@@ -142,7 +145,7 @@ def _tools(registry: Registry, detail: int) -> list[types.Tool]:
         if not commands:
             continue
         modes = _mode_lines(registry, tool)
-        if detail == TERSE:  # each mode named, with what it requires; its summary only in the help
+        if detail in (TYPED_TERSE, TERSE):  # each mode named, with what it requires; its summary in the help
             modes = ["Modes: " + ", ".join(line.split(": ", 1)[0] for line in modes) + ". " + HELP_NOTE]
         lines = [TOOL_PURPOSE[tool], *modes]
         if tool == "interact":

@@ -30,6 +30,10 @@ MAX_BROWSERS = 4
 """Browsers connected at once; one more is refused `busy` (its reason says which are connected)."""
 
 
+EVERY_BROWSER: dict[str, tuple[str, ...]] = {"tabs.list": ("tabs",), "dialogs.list": ("open", "armed", "recent")}
+"""Operations that, naming no tab, ask every connected browser: the lists of their answers are joined."""
+
+
 class Socket(Protocol):
     async def send_str(self, data: str) -> None: ...
 
@@ -112,9 +116,9 @@ class ExtensionLink:
             raise ValueError(f"op {op!r} is not in the bridge protocol")
         if not self._browsers:
             raise TabpilotError("extension_not_connected", "The browser extension is not connected.")
-        if op == "tabs.list":
-            return await self._list_every_browser(params, timeout_s)
         tab_id = params.get("tab_id")
+        if op in EVERY_BROWSER and not isinstance(tab_id, int):
+            return await self._list_every_browser(op, params, timeout_s)
         if op == "tabs.track" and params.get("clear") and not isinstance(tab_id, int):
             for other in list(self._browsers.values())[:-1]:
                 await self._ask(other, op, params, timeout_s)  # no tab is tracked anywhere now
@@ -136,23 +140,27 @@ class ExtensionLink:
             self._tracked_slot = None if params.get("clear") else browser.slot
         return result
 
-    async def _list_every_browser(self, params: Mapping[str, Any], timeout_s: float) -> dict[str, Any]:
+    async def _list_every_browser(self, op: str, params: Mapping[str, Any], timeout_s: float) -> dict[str, Any]:
+        """Every browser's answer in one: their lists joined (each entry saying its browser), the rest from
+        the first browser that answered."""
         browsers = sorted(self._browsers.values(), key=lambda b: b.slot)
-        answers = await asyncio.gather(
-            *(self._ask(b, "tabs.list", params, timeout_s) for b in browsers), return_exceptions=True
-        )
-        tabs: list[Any] = []
+        answers = await asyncio.gather(*(self._ask(b, op, params, timeout_s) for b in browsers), return_exceptions=True)
+        joined: dict[str, Any] = {key: [] for key in EVERY_BROWSER[op]}
         failures = []
         for browser, answer in zip(browsers, answers, strict=True):
             if isinstance(answer, BaseException):
                 failures.append(answer)
                 continue
-            for tab in answer.get("tabs") or []:
-                if isinstance(tab, dict):
-                    tabs.append({**tab, "browser": self.label(browser.hello)})
-        if failures and not tabs:
+            for key, value in answer.items():
+                if key not in EVERY_BROWSER[op]:
+                    joined.setdefault(key, value)
+                    continue
+                for entry in value if isinstance(value, list) else []:
+                    if isinstance(entry, dict):
+                        joined[key].append({**entry, "browser": self.label(browser.hello)})
+        if failures and len(failures) == len(browsers):
             raise failures[0]
-        return {"tabs": tabs}
+        return joined
 
     async def _ask(self, browser: _Browser, op: str, params: Mapping[str, Any], timeout_s: float) -> dict[str, Any]:
         msg_id = f"m{next(self._ids)}"

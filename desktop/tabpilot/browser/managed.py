@@ -73,6 +73,10 @@ def no_session_files(profile: Path) -> None:
         sessions.chmod(0o400)
 
 
+def _leave_to_the_extension(dialog: Any) -> None:
+    """Playwright's dialog listener: not answering is the point (see _launch)."""
+
+
 class ManagedBrowser:
     def __init__(
         self, paths: Paths, *, headless: bool, executable: str = "", port: int = 0, relaunch: bool = True
@@ -162,6 +166,10 @@ class ManagedBrowser:
             args=[f"--disable-extensions-except={ext}", f"--load-extension={ext}", *QUIET_ARGS, *NO_SAVING_ARGS],
             ignore_default_args=["--enable-automation", "--disable-extensions"],
         )
+        # Playwright answers a page's dialogs itself (dismisses them) unless someone listens: a listener that
+        # does nothing leaves every alert, confirm, prompt and beforeunload to the extension, which decides
+        # in the managed browser as in the person's own (the agent, an armed answer or the dialog policy).
+        context.on("dialog", _leave_to_the_extension)
         self._context = context
         context.on("close", lambda *_: self._closed(context))
 

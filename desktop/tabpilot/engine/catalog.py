@@ -5,7 +5,9 @@ from __future__ import annotations
 from tabpilot.engine import (
     a11y,
     configure,
+    dialogs,
     generate,
+    handoffs,
     interact,
     observe,
     page_actions,
@@ -36,6 +38,8 @@ def build_registry() -> Registry:
         configure,
         state_snapshots,
         generate,
+        dialogs,
+        handoffs,
     ):
         registry.extend(module.COMMANDS)
     return registry

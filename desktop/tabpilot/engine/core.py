@@ -17,6 +17,7 @@ from tabpilot.engine.commands import ApprovalScope, Registry
 from tabpilot.engine.context import CommandContext
 from tabpilot.engine.errors import TabpilotError, new_log_ref
 from tabpilot.engine.events import ActivityEvent, ActivityStream, Decider, Outcome
+from tabpilot.engine.handoffs import HandoffBook
 from tabpilot.engine.jobs import Job, JobTable, ProgressCallback
 from tabpilot.engine.pilot import PilotState
 from tabpilot.engine.policy import action_class, as_decision
@@ -101,6 +102,8 @@ class Engine:
         self.known_secrets: dict[str, str] = {}
         """Secret values this engine resolved for a command: scrubbed from everything read back later
         (captured logs, requests, WebSocket messages)."""
+        self.handoffs = HandoffBook(self.clock)
+        """Commands waiting for the person in a tab (interact handoff) until Resume."""
         self.tab_workflows: dict[int, str] = {}
         """Which workflow runs in which tab: one at a time per tab."""
         self.last_call = self.clock.monotonic()
@@ -185,6 +188,8 @@ class Engine:
         approval_wait_s = self.approval_wait_ms / 1000
         approval_ends = start + approval_wait_s - min(APPROVAL_REPLY_MARGIN_S, approval_wait_s / 20)
         while not job.done:
+            if job.status == "awaiting_user":
+                return job.pending_view()  # a person may take minutes: the agent hears so at once
             now = self.clock.monotonic()
             approval_deadline = approval_ends if job.status == "awaiting_approval" else None
             ends = [d for d in (deadline, approval_deadline) if d is not None]

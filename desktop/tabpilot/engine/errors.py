@@ -21,6 +21,7 @@ ErrorCode = Literal[
     "navigation_failed",
     "tab_closed",
     "tab_not_owned",
+    "dialog_open",
     "domain_changed",
     "queue_full",
     "not_supported",

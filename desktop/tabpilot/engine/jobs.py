@@ -13,7 +13,7 @@ from typing import Any, Literal
 from tabpilot.engine.errors import TabpilotError
 from tabpilot.observers import Observers
 
-JobStatus = Literal["queued", "running", "awaiting_approval", "complete", "error"]
+JobStatus = Literal["queued", "running", "awaiting_approval", "awaiting_user", "complete", "error"]
 ProgressCallback = Callable[[int, int | None, str], None]
 
 
@@ -40,6 +40,8 @@ class Job:
     )
     """Told (steps completed, steps in all if known, message) as the command reports progress."""
     task: asyncio.Task[None] | None = field(default=None, repr=False)
+    waiting_for: dict[str, Any] | None = None
+    """While `awaiting_user`: what the person is asked (a hand-off's reason and tab), shown with the status."""
 
     @property
     def done(self) -> bool:
@@ -56,6 +58,11 @@ class Job:
         self.progressed.notify(completed, self.steps_total, message)
         self._wake()
 
+    def await_user(self, about: dict[str, Any]) -> None:
+        """The command waits for the person in the tab (a hand-off): its caller hears so at once."""
+        self.waiting_for = about
+        self.set_status("awaiting_user")
+
     def finish(self, result: dict[str, Any]) -> None:
         self.result = result
         self.set_status("complete")
@@ -66,6 +73,8 @@ class Job:
 
     def pending_view(self) -> dict[str, Any]:
         view: dict[str, Any] = {"status": self.status, "correlation_id": self.correlation_id}
+        if self.status == "awaiting_user" and self.waiting_for is not None:
+            return {**view, **self.waiting_for}
         if self.status != "queued" or self.steps_total is not None:
             view["steps_completed"] = self.steps_completed
             view["steps_total"] = self.steps_total

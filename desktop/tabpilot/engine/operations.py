@@ -277,6 +277,19 @@ OPERATIONS: tuple[Operation, ...] = (
         (_p("scope", "string"), _p("tags", "array"), _p("include_passes", "boolean"), REDACT, TIMEOUT, TAB_ID),
         summary="axe-core in the page",
     ),
+    Operation("dialogs.list", (TAB_ID,), summary="open, armed and lately answered dialogs"),
+    Operation(
+        "dialog.handle",
+        (_p("accept", "boolean", required=True), _p("prompt_text", "string"), TAB_ID),
+        page_changing=True,
+        summary="answer the tab's dialog, or arm the answer for its next one",
+    ),
+    Operation(
+        "handoff.start",
+        (_p("reason", "string", required=True), _p("correlation_id", "string", required=True), TAB_ID),
+        summary="bring the tab to the front and show the person why",
+    ),
+    Operation("handoff.end", (_p("correlation_id", "string", required=True),), summary="the hand-off is over"),
 )
 
 BY_NAME: dict[str, Operation] = {op.name: op for op in OPERATIONS}

@@ -13,7 +13,7 @@ from typing import Any
 from tabpilot.engine.workflows import PLACEHOLDER
 
 MAX_SHOWN = 500
-TYPED_KEYS = {"fill": "value", "type": "text"}
+TYPED_KEYS = {"fill": "value", "type": "text", "handle_dialog": "prompt_text"}
 """The field holding what an action (or a workflow step of that type) types into the page."""
 _ONLY_REFERENCES = re.compile(r"^(?:\s*\{\{\s*(?:secret:)?[A-Za-z_][A-Za-z0-9_.-]*\s*\}\}\s*)+$")
 

@@ -16,6 +16,9 @@ log = logging.getLogger("tabpilot.settings")
 
 DEFAULT_PORT = 47615
 MAX_APPROVAL_WAIT_MS = 60_000
+DIALOG_POLICIES = ("leave", "dismiss")
+"""What happens to a page's dialog (alert, confirm, prompt, beforeunload) nobody answers: it is left for
+the agent (interact handle_dialog), or dismissed after `dialog_dismiss_after_s`."""
 
 
 @dataclass
@@ -30,6 +33,12 @@ class Settings:
     """The built-in selectors and any the person added: the built-in ones always apply (see bound)."""
     upload_folders: list[str] = field(default_factory=list)
     """Folders besides the home's uploads/ that `interact upload` may take files from (absolute paths)."""
+    dialog_policy: str = "leave"
+    dialog_dismiss_after_s: int = 10
+
+    def dialog_state(self) -> dict[str, int | None]:
+        """The dialog policy as the extension applies it (sent with the app's state)."""
+        return {"dismiss_after_ms": self.dialog_dismiss_after_s * 1000 if self.dialog_policy == "dismiss" else None}
 
     @classmethod
     def load(cls, path: Path) -> Settings:
@@ -71,6 +80,10 @@ class Settings:
         # Agents must hear 'awaiting_approval' before their own client gives up (about a minute),
         # and before the prompt itself times out.
         self.approval_wait_ms = min(self.approval_wait_ms, MAX_APPROVAL_WAIT_MS)
+        if self.dialog_policy not in DIALOG_POLICIES:
+            self.dialog_policy = defaults.dialog_policy
+        if not 1 <= self.dialog_dismiss_after_s <= 3600:
+            self.dialog_dismiss_after_s = defaults.dialog_dismiss_after_s
         # Settings add to redaction, never take from it: a file edited to `"redact_selectors": []` must
         # not make password fields and [data-sensitive] elements readable.
         added = [s.strip() for s in self.redact_selectors if isinstance(s, str) and s.strip()]

@@ -13,6 +13,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import (
     QCheckBox,
+    QComboBox,
     QDialog,
     QDialogButtonBox,
     QDoubleSpinBox,
@@ -29,7 +30,7 @@ from PySide6.QtWidgets import (
 )
 
 from tabpilot import autostart
-from tabpilot.storage.settings import Settings
+from tabpilot.storage.settings import DIALOG_POLICIES, Settings
 from tabpilot.ui.dialogs import ask_open_path, confirm, fit_placeholder
 from tabpilot.ui.icons import app_icon
 
@@ -43,6 +44,8 @@ APPROVAL_WAIT_MS = (1_000, 60_000)
 prompt itself denies at 120 s). The app clamps a saved value the same way."""
 STEP_DELAY_MS = (0, 600_000)
 """The range of "Delay between steps"."""
+DIALOG_POLICY_TEXT = {"leave": "Leave them for the agent", "dismiss": "Dismiss them after"}
+"""What happens to a page's alert, confirm, prompt or "leave this page?" that nobody answers."""
 
 RESTART_NAMES = {
     "port": "the port",
@@ -146,6 +149,23 @@ class SettingsDialog(QDialog):
             "(the prompt stays)."
         )
         work_form.addRow("Agents wait for approval:", self.approval_wait)
+        self.dialog_policy = QComboBox()
+        for policy in DIALOG_POLICIES:
+            self.dialog_policy.addItem(DIALOG_POLICY_TEXT[policy], policy)
+        self.dialog_policy.setToolTip(
+            "A page's alert, confirm, prompt or “leave this page?” stops the tab until someone answers. An agent "
+            "answers with handle_dialog; what nobody answers is left open, or dismissed (Cancel) after a while."
+        )
+        self.dialog_after = QSpinBox()
+        self.dialog_after.setRange(1, 3600)
+        self.dialog_after.setSuffix(" s")
+        self.dialog_after.setToolTip("How long a dialog may wait for an answer before Tabpilot dismisses it.")
+        self.dialog_policy.currentIndexChanged.connect(self._dialog_policy_changed)
+        dialogs_row = QHBoxLayout()
+        dialogs_row.addWidget(self.dialog_policy)
+        dialogs_row.addWidget(self.dialog_after)
+        dialogs_row.addStretch(1)
+        work_form.addRow("Dialogs nobody answers:", dialogs_row)
         self.redact = QPlainTextEdit()
         self.redact.setPlaceholderText("one CSS selector per line")
         self.redact.setToolTip("Elements whose content is never read out of a page (shown as [REDACTED]).")
@@ -185,6 +205,9 @@ class SettingsDialog(QDialog):
         self.open_at_start.setChecked(settings.open_managed_at_start)
         self.step_delay.set_ms(settings.step_delay_ms)
         self.approval_wait.set_ms(settings.approval_wait_ms)
+        self.dialog_policy.setCurrentIndex(max(0, self.dialog_policy.findData(settings.dialog_policy)))
+        self.dialog_after.setValue(settings.dialog_dismiss_after_s)
+        self._dialog_policy_changed()
         self.redact.setPlainText("\n".join(settings.redact_selectors))
         self.autostart.setChecked(autostart.enabled())
         self.status.clear()
@@ -202,7 +225,12 @@ class SettingsDialog(QDialog):
             step_delay_ms=self.step_delay.ms(),
             approval_wait_ms=self.approval_wait.ms(),
             redact_selectors=selectors,
+            dialog_policy=str(self.dialog_policy.currentData()),
+            dialog_dismiss_after_s=self.dialog_after.value(),
         )
+
+    def _dialog_policy_changed(self) -> None:
+        self.dialog_after.setEnabled(self.dialog_policy.currentData() == "dismiss")
 
     def save(self) -> None:
         settings = self.form_settings()

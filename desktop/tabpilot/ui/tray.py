@@ -2,6 +2,7 @@
 
 Menu:
     Tabpilot — port N / Browser: … / what runs now      (status lines)
+    Resume: <reason> …                                  (one per hand-off waiting for you; none: hidden)
     AI Web Pilot                                        (the master switch)
     Capabilities ▸                                      (one toggle per capability, kept in the keyring)
     Capture ▸                                           (what capture holds per tab: capture_menu.py)
@@ -36,7 +37,7 @@ from tabpilot.ui.rules_window import show_rules_window
 from tabpilot.ui.workflows_menu import WorkflowsMenu
 
 if TYPE_CHECKING:
-    from tabpilot.app_facade import AppFacade
+    from tabpilot.app_facade import AppFacade, HandoffView
 
 log = logging.getLogger("tabpilot.ui")
 
@@ -93,7 +94,9 @@ class TrayController(QObject):
         for action in (self.status_action, self.link_action, self.running_action):
             action.setEnabled(False)
             self.menu.addAction(action)
-        self.menu.addSeparator()
+        self.handoff_actions: dict[str, QAction] = {}
+        """One "Resume" item per hand-off waiting for the person, under the status lines."""
+        self._handoffs_end = self.menu.addSeparator()
         self.menu.addAction(self.pilot_action)
         self.menu.addMenu(self.capabilities_menu)
         self.capture_menu = CaptureMenu(facade, self.menu)  # capture status per tab (issue 5)
@@ -137,6 +140,7 @@ class TrayController(QObject):
             facade.watch_browsers(self.refresh),
             facade.watch_pilot(self.refresh),
             facade.watch_activity(self._activity),
+            facade.watch_handoffs(self._handoffs_changed),
         ]
         self.prompts = facade.approvals if isinstance(facade.approvals, ApprovalDialogs) else None
         """The approval prompts (the tray app's), whose waiting for the person the icon shows."""
@@ -144,6 +148,8 @@ class TrayController(QObject):
             self._unsubscribe.append(self.prompts.changed.subscribe(self.refresh))
         self.refresh()
         self.tray.show()
+        if facade.handoffs():  # begun before the tray was there
+            self._handoffs_changed()
 
     def close(self) -> None:
         """Hide the icon, stop following the app (it may go on, e.g. in tests), and delete the windows the
@@ -254,6 +260,29 @@ class TrayController(QObject):
             self.notify(f"Workflow {name} failed: {steps_from_one(reason)}", True)
         self.last_run = (workflow_id, event.correlation_id) if workflow_id else None
 
+    # -- hand-offs -----------------------------------------------------------------------------------
+
+    def _handoffs_changed(self) -> None:
+        """A hand-off began (the person is told why, and gets a Resume item) or ended (its item goes)."""
+        waiting = {h.correlation_id: h for h in self.facade.handoffs()}
+        for cid in [cid for cid in self.handoff_actions if cid not in waiting]:
+            action = self.handoff_actions.pop(cid)
+            self.menu.removeAction(action)
+            action.deleteLater()
+        for cid, handoff in waiting.items():
+            if cid in self.handoff_actions:
+                continue
+            action = QAction(resume_label(handoff), self.menu)
+            action.setToolTip(f"Done in the page ({handoff.title or handoff.url}): let the agent go on.")
+            action.triggered.connect(partial(self.facade.resume_handoff, cid))
+            self.menu.insertAction(self._handoffs_end, action)
+            self.handoff_actions[cid] = action
+            self.notify(
+                f"An agent needs you in the browser: {handoff.reason or 'it asked you to take over'}. "
+                "Click Resume in the Tabpilot menu (or the extension's popup) when you are done."
+            )
+        self.refresh()
+
     def _message_clicked(self) -> None:
         if self.last_run is not None:
             self.workflows.open_run(*self.last_run)
@@ -273,7 +302,7 @@ class TrayController(QObject):
         return len(self.prompts.open) if self.prompts is not None else 0
 
     def compute_look(self) -> TrayLook:
-        if self.waiting_for_you():
+        if self.waiting_for_you() or self.handoff_actions:
             return "waiting"  # before anything else: the one look that asks the person to act
         if not self.facade.browser_connected():
             return "disconnected"
@@ -306,9 +335,22 @@ class TrayController(QObject):
             self.tray.setIcon(tray_icon(look))
         waiting = self.waiting_for_you()
         asking = f"; {waiting} prompt{'s wait' if waiting > 1 else ' waits'} for your answer" if waiting else ""
+        if self.handoff_actions:
+            asking += "; an agent waits for you in the browser (Resume in this menu)"
         self.tray.setToolTip(
             f"Tabpilot — {link.removeprefix('Browser: ')}; AI Web Pilot {'ON' if pilot else 'off'}{asking}"
         )
+
+
+RESUME_REASON_CHARS = 60
+
+
+def resume_label(handoff: HandoffView) -> str:
+    """The menu item: `Resume — log in to the shop` (the reason cut to fit a menu)."""
+    reason = handoff.reason or handoff.title or "the agent"
+    if len(reason) > RESUME_REASON_CHARS:
+        reason = reason[: RESUME_REASON_CHARS - 1] + "…"
+    return f"Resume — {reason}"
 
 
 def _set_checked(action: QAction, on: bool) -> None:

@@ -80,12 +80,17 @@ def test_annotations_follow_the_command_kinds(tools: dict[str, types.Tool]) -> N
 
 
 def test_descriptions_name_every_mode_and_its_required_params(registry: Registry, tools: dict[str, types.Tool]) -> None:
+    # However terse the budget makes them: each mode with what it requires, a mode's operations in the
+    # schema (and, while there is room, in its line with theirs).
     for command in registry.all():
         description = tools[command.tool].description or ""
         required = [p.name for p in command.params if p.required]
-        label = command.operation or command.mode  # a mode's operations share its line
-        line = label + (f" ({', '.join(required)})" if required else "") + ": "
-        assert line in description, command.name
+        if command.operation:
+            enum = tools[command.tool].input_schema["properties"]["operation"]["enum"]
+            assert command.operation in enum, command.name
+            continue
+        named = command.mode + (f" ({', '.join(required)})" if required else "")
+        assert any(named + end in description for end in (": ", ", ", ". ")), command.name
     assert "AI Web Pilot ON" in (tools["interact"].description or "")
     assert "command_result" in (tools["interact"].description or "")
 
