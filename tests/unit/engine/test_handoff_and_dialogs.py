@@ -50,7 +50,7 @@ async def test_a_handoff_answers_awaiting_user_at_once_and_resume_gives_the_page
     assert final["status"] == "resumed" and final["resumed_by"] == "tray"
     # A fresh look at the page as the person left it: its snapshot, refs and all.
     assert final["snapshot"]["url"] == PAGE["url"]
-    assert '@e2' in final["snapshot"]["snapshot"]
+    assert "@e2" in final["snapshot"]["snapshot"]
     assert engine.handoffs.pending() == []
     assert seen[-1] == 0
     [end] = [c for c in browser.calls if c.op == "handoff.end"]
