@@ -106,6 +106,10 @@ const RAISED = {
 export async function guarded(op, params, pageChanging, run) {
   const tab = await targetTab(params);
   if (tab.id === undefined || isRestricted(tab.url ?? tab.pendingUrl ?? "")) return run(); // the op says why not
+  // A read starts no watch of its own: the debugger (and, in the person's own Chrome, its "started
+  // debugging" bar) comes with the first action on a tab, not with a look at it. On a tab already
+  // watched, a read with a dialog up still fails fast.
+  if (!pageChanging && !watching.has(tab.id)) return run();
   try {
     await watch(tab.id);
   } catch (err) {

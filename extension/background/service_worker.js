@@ -42,6 +42,11 @@ async function reportActivePage() {
 ext.tabs.onActivated.addListener(reportActivePage);
 // The app keeps which agent owns which tab; the browser is the one that knows a tab is gone.
 ext.tabs.onRemoved.addListener((tabId) => connection.send({ type: "event", name: "tab_closed", data: { tab_id: tabId } }));
+// A tab a page opened (a target=_blank link, window.open): the app gives it to whoever owns its opener.
+ext.tabs.onCreated.addListener((tab) => {
+  if (tab.id === undefined || tab.openerTabId === undefined) return;
+  connection.send({ type: "event", name: "tab_opened", data: { tab_id: tab.id, opener_tab_id: tab.openerTabId } });
+});
 ext.tabs.onUpdated.addListener((_id, change, tab) => {
   if (tab.active && (change.url || change.title)) reportActivePage();
 });

@@ -97,6 +97,32 @@ async function settleInPage(tabId, params, frameId = 0) {
   }
 }
 
+/** Tabs `tabId`'s page opens from now on (a target=_blank link, window.open). */
+function openedTabs(tabId) {
+  /** @type {chrome.tabs.Tab[]} */
+  const tabs = [];
+  /** @param {chrome.tabs.Tab} tab */
+  const onCreated = (tab) => {
+    if (tab.openerTabId === tabId) tabs.push(tab);
+  };
+  ext.tabs.onCreated.addListener(onCreated);
+  return { tabs, stop: () => ext.tabs.onCreated.removeListener(onCreated) };
+}
+
+/**
+ * The action's answer, saying so when it opened a tab: `new_tab:{tab_id, url}` (the first one), and
+ * `changed` starting with it. The app gives that tab to whoever owns this one (the `tab_opened` event).
+ * @param {chrome.tabs.Tab[]} tabs @param {{changed: string} & Record<string, unknown>} answer
+ */
+function withOpened(tabs, answer) {
+  const [tab] = tabs;
+  if (!tab || tab.id === undefined) return answer;
+  const url = tab.pendingUrl || tab.url || "";
+  const line = `opened a new tab ${tab.id}${url ? ` ${url}` : ""}`;
+  const changed = answer.changed === "no visible change" ? line : `${line}; ${answer.changed}`;
+  return { ...answer, new_tab: { tab_id: tab.id, url }, changed };
+}
+
 function navigationLine(followed) {
   if (followed.pending) return `navigating to ${followed.url} (still loading)`;
   if (followed.error) return `navigation to ${followed.url} failed (${followed.error})`;
@@ -110,10 +136,12 @@ function navigationLine(followed) {
 export function watchAction(tabId) {
   const followed = watchNavigation(tabId);
   const requests = trackRequests(tabId);
+  const opened = openedTabs(tabId);
   return {
     /** The action failed: stop watching. */
     async abandon() {
       requests.stop();
+      opened.stop();
       await followed(0, 0);
     },
     /** `frameId`: the frame the action was in (its page watch and click guard are there). */
@@ -124,14 +152,15 @@ export function watchAction(tabId) {
         let page = await settleInPage(tabId, { ...base, hit, timeout_ms: left() }, frameId);
         const nav = await followed(left(), page && !page.navigating ? 0 : undefined);
         const verdict = hit ? { hit: page?.hit } : {};
-        if (nav) return { ...navigationNote(nav), changed: navigationLine(nav), ...verdict };
+        if (nav) return withOpened(opened.tabs, { ...navigationNote(nav), changed: navigationLine(nav), ...verdict });
         if (requests.count > 0 && left() > 0) {
           await requests.idle(Math.min(NETWORK_MS, left()));
           page = (await settleInPage(tabId, { ...base, timeout_ms: left() }, frameId)) ?? page;
         }
-        return { changed: page?.changed || "no visible change", ...verdict };
+        return withOpened(opened.tabs, { changed: page?.changed || "no visible change", ...verdict });
       } finally {
         requests.stop();
+        opened.stop();
       }
     },
   };

@@ -276,3 +276,36 @@ async def test_shells_share_one_cli_identity_unless_they_name_a_session(
     finally:
         code, closed = await asyncio.to_thread(call, "one", "interact", {"action": "close_tab", "tab_id": tab_id})
         assert code == 0, closed
+
+
+async def test_a_link_opening_a_new_tab_gives_that_tab_to_the_agent(
+    e2e_app: App, e2e_home: Path, site: FixtureSite, pilot_on: None
+) -> None:
+    agent = await _agent(e2e_home)
+    other = await _agent(e2e_home)
+    try:
+        opened = await agent.ok("interact", {"action": "new_tab", "url": site.url("/opener.html")})
+        clicked = await agent.ok("interact", {"action": "click", "selector": "#blank"})
+        new = clicked["new_tab"]
+        assert clicked["changed"].startswith(f"opened a new tab {new['tab_id']}"), clicked
+        assert new["tab_id"] != opened["tab_id"]
+        # The page counted a trusted click, and the new tab is the agent's: its calls go there now.
+        assert await _status(agent, opened["tab_id"]) == "opened by a trusted click"
+        page = await until(lambda: _titled(agent, "Second Page"), timeout=10, what="the new tab loaded")
+        assert page["url"].endswith("/second.html?from=opener")
+        tabs = {t["tab_id"]: t for t in (await agent.ok("observe", {"what": "tabs"}))["tabs"]}
+        assert tabs[new["tab_id"]]["mine"] is True
+        # Another agent may read it by its id, not act on it.
+        refused = await other.error("interact", {"action": "close_tab", "tab_id": new["tab_id"]})
+        assert refused["error"] == "tab_not_owned"
+        closed = await agent.ok("interact", {"action": "close_tab", "tab_id": new["tab_id"]})
+        assert closed["closed"] is True
+        await agent.ok("interact", {"action": "close_tab", "tab_id": opened["tab_id"]})
+    finally:
+        await agent.close()
+        await other.close()
+
+
+async def _titled(agent: StdioMcp, title: str) -> dict[str, Any] | None:
+    page = await agent.ok("observe", {"what": "page"})
+    return page if page["title"] == title else None

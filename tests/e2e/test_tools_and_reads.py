@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from tabpilot.engine.catalog import build_registry
 from tests.e2e.conftest import E2E
 from tests.support.mcp_stdio import StdioMcp
 from tests.support.site import FixtureSite
@@ -22,49 +23,12 @@ async def test_the_tools_are_exactly_the_four_and_compact(mcp: StdioMcp) -> None
     size = len(json.dumps(dumped, separators=(",", ":")))  # as the wire carries it
     assert size < 8 * 1024, f"tools/list is {size} bytes"
     modes = {t.name: t.input_schema["properties"][t.input_schema["required"][0]]["enum"] for t in listed.tools}
-    assert modes["observe"] == [
-        "page",
-        "dom",
-        "tabs",
-        "pilot",
-        "command_result",
-        "help",
-        "text",
-        "html",
-        "links",
-        "forms",
-        "markdown",
-        "structured_data",
-        "media",
-        "styles",
-        "across_tabs",
-        "logs",
-        "errors",
-        "network",
-        "network_bodies",
-        "websocket_events",
-        "a11y_audit",
-        "snapshot",
-        "workflows",
-        "dialogs",
-    ]
-    assert modes["interact"] == [
-        "navigate",
-        "execute_js",
-        "click",
-        "fill",
-        "type",
-        "press",
-        "select",
-        "scroll",
-        "new_tab",
-        "switch_tab",
-        "close_tab",
-        "scrape",
-        "highlight",
-        "handle_dialog",
-        "handoff",
-    ]
+    # Every mode of the definitions, in their order, reaches the agent: the wire agrees with the registry.
+    registry = build_registry()
+    for tool in ("observe", "interact", "configure", "generate"):
+        assert modes[tool] == registry.mode_names(tool), tool
+    assert {"snapshot", "text", "dialogs"} <= set(modes["observe"])
+    assert {"click", "upload", "new_tab", "handle_dialog", "handoff", "highlight"} <= set(modes["interact"])
     observe = next(t for t in listed.tools if t.name == "observe")
     interact = next(t for t in listed.tools if t.name == "interact")
     assert observe.annotations is not None and observe.annotations.read_only_hint is True

@@ -1,7 +1,8 @@
 """Each agent its own tabs: which agent session owns which tab, and which tab a call goes to.
 
-An agent session (one MCP session, or a CLI identity) owns the tabs it opened with `new_tab` and those
-the person handed to it (popup or tray). The rule, in one place (`check`):
+An agent session (one MCP session, or a CLI identity) owns the tabs it opened with `new_tab`, those its
+tabs' pages opened (a target=_blank link, window.open) and those the person handed to it (popup or
+tray). The rule, in one place (`check`):
 
 - acting (navigate, click, close, ...) on another session's tab is refused with `tab_not_owned`;
 - reading a tab that names its `tab_id` works on any tab (a read never changes a page; the issue's rule
@@ -172,12 +173,19 @@ class TabOwners:
         return session
 
     def on_browser_event(self, name: str, data: dict[str, Any]) -> None:
-        """The extension's word: a tab closed, or the person handed a tab over in the popup."""
+        """The extension's word: a tab closed, a page opened one, or the person handed a tab over in the popup."""
         tab_id = data.get("tab_id")
         if not isinstance(tab_id, int) or isinstance(tab_id, bool):
             return
         if name == "tab_closed":
             self.closed(tab_id)
+        elif name == "tab_opened":
+            # A page opened it (a target=_blank link, window.open): it is the opener's owner's, and where
+            # that agent's calls go next, as the browser put it in front.
+            opener = data.get("opener_tab_id")
+            owner = self._owner.get(opener) if isinstance(opener, int) else None
+            if owner is not None:
+                self.claim(tab_id, owner)
         elif name == "hand_tab":
             to = data.get("to")
             self.hand(tab_id, to if isinstance(to, str) and to else None)

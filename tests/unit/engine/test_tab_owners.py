@@ -162,3 +162,14 @@ async def test_an_agent_cannot_track_another_agents_tab(make_engine: EngineFacto
     browser.replies["tabs.track"] = {"tracked": {"tab_id": 22, "url": "https://b.test/", "title": "B"}}
     await engine.call("configure", {"action": "track_tab", "tab_id": 22}, session="B")
     assert browser.calls[-1].op == "tabs.track"
+
+
+def test_a_tab_a_page_opens_is_its_openers_owners() -> None:
+    owners = TabOwners()
+    agent = Session("mcp-1", "claude")
+    owners.claim(5, agent)
+    owners.on_browser_event("tab_opened", {"tab_id": 6, "opener_tab_id": 5})
+    assert owners.owner(6) == agent
+    assert owners.current("mcp-1") == 6  # in front, as the browser put it
+    owners.on_browser_event("tab_opened", {"tab_id": 8, "opener_tab_id": 7})  # the person's tab opened it
+    assert owners.owner(8) is None
