@@ -175,6 +175,12 @@ def test_the_capabilities_the_extension_shows_are_the_apps() -> None:
     assert PilotState().capabilities == {c.name: c.default for c in CAPABILITIES}
 
 
+def test_every_command_declares_its_result() -> None:
+    """Its answer is a TypedDict (`returns`): the docs' shape, mypy's check and the suites' check come from it."""
+    undeclared = [c.name for c in build_registry().all() if c.returns is None]
+    assert undeclared == [], f"declare these commands' results with returns=: {', '.join(undeclared)}"
+
+
 @pytest.mark.parametrize("command", [c for c in build_registry().all() if c.returns is not None], ids=lambda c: c.name)
 def test_every_example_answer_fits_its_declared_result(command: Command[Any]) -> None:
     assert command.example_result is not None

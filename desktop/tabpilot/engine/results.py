@@ -13,9 +13,19 @@ import os
 import types
 import typing
 from collections.abc import Mapping
-from typing import Any, Literal, NotRequired, Required, get_args, get_origin, get_type_hints, is_typeddict
+from typing import Any, Literal, NotRequired, Required, TypeVar, get_args, get_origin, get_type_hints, is_typeddict
 
 CHECK_ENV = "TABPILOT_CHECK_RESULTS"
+T = TypeVar("T", bound=type)
+_RELAYED: set[type] = set()
+
+
+def relays(td: T) -> T:
+    """Marks the declaration of a command that may answer another command's result as it is (observe
+    command_result): such an answer may carry fields the declaration does not name. That result was
+    checked against its own command's declaration when that command answered."""
+    _RELAYED.add(td)
+    return td
 
 
 def checking() -> bool:
@@ -89,7 +99,7 @@ def problems(value: Any, td: type, where: str = "result") -> list[str]:
     for name in sorted(required - value.keys()):
         found.append(f"{where} lacks '{name}'")
     # Fields whose name starts with `_` are the engine's own (a picture to attach), never the agent's.
-    for name in sorted(k for k in value.keys() - hints.keys() if not str(k).startswith("_")):
+    for name in sorted(k for k in value.keys() - hints.keys() if not str(k).startswith("_") and td not in _RELAYED):
         found.append(f"{where} has '{name}', which its declaration does not")
     for name, hint in hints.items():
         if name in value and value[name] is not None:
