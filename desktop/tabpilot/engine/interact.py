@@ -130,32 +130,41 @@ class Navigation(TypedDict):
     error: NotRequired[str]
 
 
-class Acted(TypedDict):
+class Clicked(TypedDict):
+    clicked: Literal[True]
     changed: str
     """What the action changed once the page settled, in one line."""
     navigation: NotRequired[Navigation]
 
 
-class Clicked(Acted):
-    clicked: Literal[True]
-
-
-class Filled(Acted):
+class Filled(TypedDict):
     filled: Literal[True]
+    changed: str
+    """What the action changed once the page settled, in one line."""
+    navigation: NotRequired[Navigation]
 
 
-class Typed(Acted):
+class Typed(TypedDict):
     typed: int
     """Characters typed."""
+    changed: str
+    """What the action changed once the page settled, in one line."""
+    navigation: NotRequired[Navigation]
 
 
-class Pressed(Acted):
+class Pressed(TypedDict):
     pressed: str
+    changed: str
+    """What the action changed once the page settled, in one line."""
+    navigation: NotRequired[Navigation]
 
 
-class Selected(Acted):
+class Selected(TypedDict):
     selected: list[str]
     labels: list[str]
+    changed: str
+    """What the action changed once the page settled, in one line."""
+    navigation: NotRequired[Navigation]
 
 
 class Point(TypedDict):
@@ -236,7 +245,7 @@ def _page_action(
     op: str,
     args: type[ElementArgs],
     value_key: str | None,
-    returns: type[Acted],
+    returns: type[Any],
     example_result: dict[str, Any],
     notes: str = "",
     cli: Cli | None = None,

@@ -7,14 +7,14 @@ from __future__ import annotations
 import base64
 import binascii
 from dataclasses import dataclass
-from typing import Any, Literal, TypedDict
+from typing import Any, Literal, NotRequired, TypedDict
 
 from tabpilot.engine.args import TabArgs, arg, params_of
 from tabpilot.engine.commands import ApprovalScope, Cli, Command
 from tabpilot.engine.context import CommandContext
 from tabpilot.engine.errors import TabpilotError
 from tabpilot.engine.files import describe_uploads, read_uploads, safe_name, save_download
-from tabpilot.engine.interact import CHANGED_NOTE, SELECTOR_DOC, TIMEOUT_MARGIN_S, Acted, ElementArgs, check_url
+from tabpilot.engine.interact import CHANGED_NOTE, SELECTOR_DOC, TIMEOUT_MARGIN_S, ElementArgs, Navigation, check_url
 
 WAIT_STATES = ("visible", "hidden", "attached", "detached")
 WAIT_CONDITIONS = ("selector", "text", "url", "network_idle", "load")
@@ -65,23 +65,35 @@ class DismissArgs(TabArgs):
     timeout_ms: int = arg("default 10000", default=10_000, minimum=100, maximum=120_000)
 
 
-class Checked(Acted):
+class Checked(TypedDict):
     checked: bool
+    changed: str
+    """What the action changed once the page settled, in one line."""
+    navigation: NotRequired[Navigation]
 
 
-class Hovered(Acted):
+class Hovered(TypedDict):
     hovered: Literal[True]
+    changed: str
+    """What the action changed once the page settled, in one line."""
+    navigation: NotRequired[Navigation]
 
 
-class Focused(Acted):
+class Focused(TypedDict):
     focused: Literal[True]
     tag: str
+    changed: str
+    """What the action changed once the page settled, in one line."""
+    navigation: NotRequired[Navigation]
 
 
-class Dragged(Acted):
+class Dragged(TypedDict):
     dragged: Literal[True]
     html5: bool
     """An HTML5 draggable: played as the browser's own drag events."""
+    changed: str
+    """What the action changed once the page settled, in one line."""
+    navigation: NotRequired[Navigation]
 
 
 class File(TypedDict):
@@ -89,8 +101,11 @@ class File(TypedDict):
     size: int
 
 
-class Uploaded(Acted):
+class Uploaded(TypedDict):
     files: list[File]
+    changed: str
+    """What the action changed once the page settled, in one line."""
+    navigation: NotRequired[Navigation]
 
 
 class WaitedFor(TypedDict):
@@ -118,8 +133,11 @@ class Closed(TypedDict):
     how: str
 
 
-class Dismissed(Acted):
+class Dismissed(TypedDict):
     closed: list[Closed]
+    changed: str
+    """What the action changed once the page settled, in one line."""
+    navigation: NotRequired[Navigation]
 
 
 def _frame_s(timeout_ms: int) -> float:
@@ -210,7 +228,7 @@ def _element_action(
     summary: str,
     handler: Any,
     args: type[Any],
-    returns: type[Acted],
+    returns: type[Any],
     example: dict[str, Any],
     notes: str,
     op: str,

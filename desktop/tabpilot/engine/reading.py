@@ -45,22 +45,24 @@ class AcrossTabsArgs(Args):
     max_bytes: int = arg("per tab", default=20_000, minimum=1_000, maximum=200_000, clamp=True)
 
 
-class Read(TypedDict):
+class Text(TypedDict):
     url: str
     title: str
+    text: str
+    hidden: NotRequired[Literal[True]]
+    """The element is hidden: no text."""
     truncated: NotRequired[Literal[True]]
     note: NotRequired[str]
     """How to read the rest, when cut at max_bytes."""
 
 
-class Text(Read):
-    text: str
-    hidden: NotRequired[Literal[True]]
-    """The element is hidden: no text."""
-
-
-class Html(Read):
+class Html(TypedDict):
+    url: str
+    title: str
     html: str
+    truncated: NotRequired[Literal[True]]
+    note: NotRequired[str]
+    """How to read the rest, when cut at max_bytes."""
 
 
 class Link(TypedDict):
@@ -70,9 +72,14 @@ class Link(TypedDict):
     visible: bool
 
 
-class Links(Read):
+class Links(TypedDict):
+    url: str
+    title: str
     links: list[Link]
     count: int
+    truncated: NotRequired[Literal[True]]
+    note: NotRequired[str]
+    """How to read the rest, when cut at max_bytes."""
 
 
 class Option(TypedDict):
@@ -111,15 +118,25 @@ class Form(TypedDict):
     outside_forms: NotRequired[Literal[True]]
 
 
-class Forms(Read):
+class Forms(TypedDict):
+    url: str
+    title: str
     forms: list[Form]
     count: int
+    truncated: NotRequired[Literal[True]]
+    note: NotRequired[str]
+    """How to read the rest, when cut at max_bytes."""
 
 
-class Markdown(Read):
+class Markdown(TypedDict):
+    url: str
+    title: str
     source: str
     """The main content's selector, or body."""
     markdown: str
+    truncated: NotRequired[Literal[True]]
+    note: NotRequired[str]
+    """How to read the rest, when cut at max_bytes."""
 
 
 class JsonLdError(TypedDict):
@@ -127,7 +144,9 @@ class JsonLdError(TypedDict):
     text: str
 
 
-class StructuredData(Read):
+class StructuredData(TypedDict):
+    url: str
+    title: str
     lang: str
     json_ld: list[Any]
     open_graph: dict[str, Any]
@@ -135,6 +154,9 @@ class StructuredData(Read):
     meta: dict[str, Any]
     links: dict[str, str]
     json_ld_errors: NotRequired[list[JsonLdError]]
+    truncated: NotRequired[Literal[True]]
+    note: NotRequired[str]
+    """How to read the rest, when cut at max_bytes."""
 
 
 class Image(TypedDict):
@@ -161,11 +183,16 @@ class Video(Audio):
     poster: str
 
 
-class Media(Read):
+class Media(TypedDict):
+    url: str
+    title: str
     images: list[Image]
     video: list[Video]
     audio: list[Audio]
     count: int
+    truncated: NotRequired[Literal[True]]
+    note: NotRequired[str]
+    """How to read the rest, when cut at max_bytes."""
 
 
 class Rule(TypedDict):
@@ -175,12 +202,17 @@ class Rule(TypedDict):
     declarations: str
 
 
-class Styles(Read):
+class Styles(TypedDict):
+    url: str
+    title: str
     selector: str
     tag: str
     computed: dict[str, str]
     matched_rules: list[Rule]
     inline: NotRequired[str]
+    truncated: NotRequired[Literal[True]]
+    note: NotRequired[str]
+    """How to read the rest, when cut at max_bytes."""
 
 
 class TabRead(TypedDict):
@@ -268,7 +300,7 @@ _REDACTION_NOTES = (
 def _read(
     mode: str,
     summary: str,
-    returns: type[Read],
+    returns: type[Any],
     example_result: dict[str, Any],
     notes: str,
     args: type[TabArgs] = ReadArgs,

@@ -68,15 +68,24 @@ class Counts(TypedDict):
     sessionStorage: int
 
 
-class StateSummary(Counts):
+class StateSummary(TypedDict):
     name: str
     url: str
     """Without its query or fragment."""
     saved_at: float | None
+    cookies: int
+    localStorage: int
+    sessionStorage: int
 
 
-class Saved(StateSummary):
+class Saved(TypedDict):
     saved: Literal[True]
+    name: str
+    url: str
+    saved_at: float | None
+    cookies: int
+    localStorage: int
+    sessionStorage: int
 
 
 class Restored(Counts):
