@@ -342,9 +342,16 @@ def write(root: Path = ROOT) -> list[str]:
 
 
 def parameter_names() -> list[str]:
-    """Every parameter name of every command: fields of Args dataclasses, read by reflection (Args.wire),
-    which a dead-code check would otherwise call unused."""
-    return sorted({p.name for c in build_registry().all() for p in c.all_params})
+    """Every parameter name of every command (fields of Args dataclasses, read by reflection: Args.wire)
+    and every field of their declared results (TypedDicts, which describe answers rather than build
+    them): names a dead-code check would otherwise call unused."""
+    from tabpilot.engine.results import TabFields, field_names
+
+    names = {p.name for c in build_registry().all() for p in c.all_params}
+    for command in build_registry().all():
+        if command.returns is not None:
+            names |= field_names(command.returns)
+    return sorted(names | field_names(TabFields))
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -15,6 +15,64 @@ from tabpilot.engine.workflows import Workflow, parse_workflow
 Reply = dict[str, Any] | BaseException | Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
 
 
+NO_CHANGE = "no visible change"
+FAKE_TITLE = "Fake"
+
+
+def _fake_answers(url: str) -> dict[str, Callable[[dict[str, Any]], dict[str, Any]]]:
+    """What the extension answers each operation a test does not script (extension/background/*.js and
+    content/*.js make these shapes), on a plain page at `url`."""
+    return {
+        "tab.navigate": lambda p: {"status": "complete", "url": p.get("url", url), "title": FAKE_TITLE},
+        "tab.history": lambda p: {"status": "complete", "url": url, "title": FAKE_TITLE, "changed": f"reloaded {url}"},
+        "js.execute": lambda p: {"success": True, "result": None},
+        "page.info": lambda p: {
+            "url": url,
+            "title": FAKE_TITLE,
+            "viewport": {"width": 1280, "height": 720},
+            "scroll": {"x": 0, "y": 0},
+            "documentHeight": 720,
+            "forms": [],
+            "headings": [],
+            "links": 0,
+            "images": 0,
+            "interactiveElements": 0,
+        },
+        "dom.query": lambda p: {"url": url, "title": FAKE_TITLE, "matches": [], "matchCount": 0, "returnedCount": 0},
+        "tabs.list": lambda p: {"tabs": []},
+        "dom.click": lambda p: {"clicked": True, "changed": NO_CHANGE},
+        "dom.fill": lambda p: {"filled": True, "changed": NO_CHANGE},
+        "dom.type": lambda p: {"typed": len(str(p.get("text", ""))), "changed": NO_CHANGE},
+        "dom.press": lambda p: {"pressed": p.get("key", ""), "changed": NO_CHANGE},
+        "dom.select": lambda p: {
+            "selected": [str(p.get("value") or p.get("label") or p.get("text") or "")],
+            "labels": [str(p.get("label") or p.get("text") or p.get("value") or "")],
+            "changed": NO_CHANGE,
+        },
+        "dom.scroll": lambda p: {"scroll": {"x": 0, "y": 0}, "documentHeight": 720},
+        "dom.check": lambda p: {"checked": p.get("checked") is not False, "changed": "checked"},
+        "dom.hover": lambda p: {"hovered": True, "changed": NO_CHANGE},
+        "dom.focus": lambda p: {"focused": True, "tag": "input", "changed": NO_CHANGE},
+        "dom.drag": lambda p: {"dragged": True, "html5": False, "changed": NO_CHANGE},
+        "page.wait_for": lambda p: {"condition": "load", "url": url, "waited_ms": 0},
+        "page.dismiss_overlays": lambda p: {"closed": [], "changed": NO_CHANGE},
+        "dom.highlight": lambda p: {
+            "highlighted": True,
+            "selector": p.get("selector", ""),
+            "bounds": {"x": 0, "y": 0, "width": 100, "height": 20},
+            "duration_ms": p.get("duration_ms", 5000),
+            "role": "button",
+            "name": "",
+        },
+    }
+
+
+def page_info(**fields: Any) -> dict[str, Any]:
+    """page.info's answer (content/agent.js) for a plain page, with `fields` in it."""
+    answer = _fake_answers(str(fields.get("url", "https://example.test/")))["page.info"]({})
+    return {**answer, **fields}
+
+
 @dataclass
 class BrowserCall:
     op: str
@@ -53,16 +111,19 @@ class FakeBrowser:
         trouble = problems(op, {k: v for k, v in params.items() if v is not None})
         assert not trouble, trouble
         self.calls.append(BrowserCall(op, dict(params), timeout_s))
-        default: Reply = {"op": op, "params": dict(params)}
+        answer = _fake_answers(self.active_url or "about:blank").get(op)
+        default: Reply = answer(dict(params)) if answer is not None else {"op": op, "params": dict(params)}
         if op == "tabs.resolve":  # the engine asks which tab an approval is for
             default = {"tab_id": params.get("tab_id", 1), "url": self.active_url or "", "title": "Fake"}
         queued = self.queued.get(op)
         reply = queued.pop(0) if queued else self.replies.get(op, default)
         if isinstance(reply, BaseException):
             raise reply
-        if callable(reply):
-            return await reply(dict(params))
-        return dict(reply)
+        answer = await reply(dict(params)) if callable(reply) else dict(reply)
+        if op == "tabs.list" and isinstance(answer.get("tabs"), list):
+            # The app's link names the browser each tab is in (bridge/link.py), as here.
+            answer["tabs"] = [{"browser": "FakeChromium", **t} if isinstance(t, dict) else t for t in answer["tabs"]]
+        return answer
 
     def queue(self, op: str, *replies: Reply) -> None:
         """Answer the next calls of `op` with `replies`, one each, then as `replies[op]` says."""

@@ -19,7 +19,6 @@ from tabpilot import contract
 from tabpilot.agent.tools import MAX_TOOLS_BYTES, build_tools, size_of
 from tabpilot.engine.args import Args, arg
 from tabpilot.engine.capabilities import CAPABILITIES
-from tabpilot.engine.capabilities import NAMES as CAPABILITY_NAMES
 from tabpilot.engine.catalog import build_registry
 from tabpilot.engine.codegen import BLOCK_KINDS, EMITTERS
 from tabpilot.engine.commands import Command, Registry
@@ -156,7 +155,7 @@ def test_a_mode_with_operations_is_resolved_by_its_operation() -> None:
 def test_every_gate_and_approval_class_comes_from_a_definition() -> None:
     registry = build_registry()
     for command in registry.all():
-        assert command.capability is None or command.capability in CAPABILITY_NAMES, command.name
+        assert command.capability is None or command.capability in {c.name for c in CAPABILITIES}, command.name
     # The approval prompt and the rules window word a class by the actions it covers: a new element
     # action is listed there without anyone editing the words.
     element = [c.mode for c in registry.modes("interact") if c.approval == "element"]
@@ -173,6 +172,12 @@ def test_the_capabilities_the_extension_shows_are_the_apps() -> None:
         c.name for c in CAPABILITIES
     ]
     assert PilotState().capabilities == {c.name: c.default for c in CAPABILITIES}
+
+
+def test_every_command_declares_its_result() -> None:
+    """Its answer is a TypedDict (`returns`): the docs' shape, mypy's check and the suites' check come from it."""
+    undeclared = [c.name for c in build_registry().all() if c.returns is None]
+    assert undeclared == [], f"declare these commands' results with returns=: {', '.join(undeclared)}"
 
 
 @pytest.mark.parametrize("command", [c for c in build_registry().all() if c.returns is not None], ids=lambda c: c.name)

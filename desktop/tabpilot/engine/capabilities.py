@@ -37,8 +37,6 @@ CAPABILITIES: tuple[Capability, ...] = (
     ),
 )
 
-NAMES: frozenset[str] = frozenset(c.name for c in CAPABILITIES)
-
 
 def defaults() -> dict[str, bool]:
     return {c.name: c.default for c in CAPABILITIES}

@@ -185,7 +185,7 @@ class Command(Generic[A]):
         """The handler, with its typed arguments."""
         answer = await self.handler(ctx, self.typed(values))
         if self.returns is not None and results.checking():
-            wrong = results.problems(answer, self.returns)
+            wrong = results.problems(answer, self.returns, also=results.TabFields if self.targets_tab else None)
             if wrong:
                 raise TabpilotError("internal", f"{self.name} answered outside its declaration: {'; '.join(wrong)}.")
         return dict(answer)

@@ -10,11 +10,12 @@ dismiss it after N seconds), which the app sends to the extension with its state
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal, NotRequired, TypedDict
 
 from tabpilot.engine.args import Args, TabArgs, arg
 from tabpilot.engine.commands import Command
 from tabpilot.engine.context import CommandContext
+from tabpilot.engine.results import DialogSeen
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -36,6 +37,43 @@ async def _handle_dialog(ctx: CommandContext, a: HandleDialogArgs) -> dict[str, 
     return await ctx.browser_request("dialog.handle", a.wire())
 
 
+class OpenDialog(TypedDict):
+    tab_id: int
+    type: str
+    message: str
+    default_prompt: NotRequired[str]
+    url: str
+    open_ms: int
+
+
+class ArmedAnswer(TypedDict):
+    tab_id: int
+    accept: bool
+    prompt_text: bool
+    """Whether a prompt text is armed (never the text)."""
+
+
+class Policy(TypedDict):
+    unanswered: str
+    after_ms: NotRequired[int]
+
+
+class Dialogs(TypedDict):
+    open: list[OpenDialog]
+    armed: list[ArmedAnswer]
+    recent: list[DialogSeen]
+    policy: Policy
+
+
+class Handled(TypedDict):
+    handled: bool
+    dialog: NotRequired[DialogSeen]
+    tab_id: int
+    armed: NotRequired[Literal[True]]
+    accept: NotRequired[bool]
+    note: NotRequired[str]
+
+
 COMMANDS: list[Command[Any]] = [
     Command(
         "observe",
@@ -44,8 +82,7 @@ COMMANDS: list[Command[Any]] = [
         "open, armed and recently answered JS dialogs",
         _dialogs,
         DialogsArgs,
-        result="{open:[{tab_id, type, message, default_prompt?, url, open_ms}], armed:[{tab_id, accept, prompt_text}], "
-        "recent:[{tab_id, type, message, url, accepted, by}], policy:{unanswered, after_ms?}}",
+        returns=Dialogs,
         notes="A tab that shows a dialog (alert, confirm, prompt, beforeunload) answers every other call with "
         "`dialog_open` until it is answered; the action that raised it says so in its answer (`dialog`). `recent` "
         "names who answered each: `agent` (handle_dialog), `armed` (an answer set up before), `policy` (the "
@@ -73,7 +110,9 @@ COMMANDS: list[Command[Any]] = [
         "answer the tab's JS dialog, or arm the answer for its next one",
         _handle_dialog,
         HandleDialogArgs,
-        result="{handled:true, dialog:{type, message, accepted}, tab_id} or {handled:false, armed:true, accept, note}",
+        returns=Handled,
+        result="{handled:true, dialog:{tab_id, type, message, url, accepted, by}, tab_id} or "
+        "{handled:false, armed:true, accept, tab_id, note}",
         notes="Answers the dialog open in the tab: `accept:true` is OK (a prompt gets `prompt_text`; a beforeunload "
         "leaves the page), `false` is Cancel. With no dialog open, the answer is armed: the tab's next dialog is "
         "answered so at once (call it before the click that raises a confirm). The prompt text is never echoed.",
@@ -84,6 +123,7 @@ COMMANDS: list[Command[Any]] = [
                 "tab_id": 12,
                 "type": "confirm",
                 "message": "Delete this item?",
+                "url": "https://example.com/items",
                 "accepted": True,
                 "by": "agent",
             },

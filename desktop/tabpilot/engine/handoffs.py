@@ -14,7 +14,7 @@ import asyncio
 import contextlib
 import logging
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, NotRequired, TypedDict
 
 from tabpilot.engine.args import TabArgs, arg
 from tabpilot.engine.commands import Command
@@ -150,6 +150,20 @@ async def _handoff(ctx: CommandContext, a: HandoffArgs) -> dict[str, Any]:
     return result
 
 
+class Resumed(TypedDict):
+    """The hand-off's final result (observe command_result after Resume); the call itself answers the job's
+    pending view, {status:'awaiting_user', correlation_id, reason, tab_id}."""
+
+    status: Literal["resumed"]
+    reason: str
+    tab_id: int
+    resumed_by: str
+    waited_ms: int
+    snapshot: NotRequired[dict[str, Any]]
+    page: NotRequired[dict[str, Any]]
+    look_error: NotRequired[dict[str, Any]]
+
+
 COMMANDS: list[Command[Any]] = [
     Command(
         "interact",
@@ -158,6 +172,7 @@ COMMANDS: list[Command[Any]] = [
         "bring the tab to the person (login, CAPTCHA, 2FA); wait for Resume",
         _handoff,
         HandoffArgs,
+        returns=Resumed,
         result="{status:'awaiting_user', correlation_id, reason, tab_id}; command_result after Resume: "
         "{status:'resumed', reason, tab_id, resumed_by, waited_ms, snapshot|page}",
         notes="The tab comes to the front and the person is told why (tray notification, the extension's popup), "
@@ -165,11 +180,15 @@ COMMANDS: list[Command[Any]] = [
         "its correlation_id: once the person resumes, it gives a fresh look at the page. A closed tab ends it "
         "with `tab_closed`.",
         example={"reason": "Please log in, then click Resume"},
+        # The final result, as observe command_result gives it once the person resumed (the call itself
+        # answers {status:'awaiting_user', correlation_id, reason, tab_id} at once).
         example_result={
-            "status": "awaiting_user",
-            "correlation_id": "corr-1a2b3c4d5e6f",
+            "status": "resumed",
             "reason": "Please log in, then click Resume",
             "tab_id": 12,
+            "resumed_by": "popup",
+            "waited_ms": 41200,
+            "snapshot": {"url": "https://example.com/account", "title": "Account", "snapshot": '- heading "Account"'},
         },
         ops=("handoff.start", "handoff.end"),
         pilot_gated=True,

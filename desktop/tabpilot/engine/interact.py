@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, Literal, NotRequired, TypedDict, TypeVar
 from urllib.parse import urlsplit
 
 from tabpilot.engine.args import FrameArgs, TabArgs, arg
@@ -104,6 +104,80 @@ class ScrollArgs(ElementArgs):
 E = TypeVar("E", bound=ElementArgs)
 
 
+class Navigated(TypedDict):
+    status: Literal["complete"]
+    url: str
+    title: str
+
+
+class Executed(TypedDict):
+    """{success:true, result} or {success:false, error, stack}."""
+
+    success: bool
+    result: NotRequired[Any]
+    truncated: NotRequired[Literal[True]]
+    """The result was too large: `result` says so instead."""
+    error: NotRequired[str]
+    stack: NotRequired[str]
+
+
+class Navigation(TypedDict):
+    """A navigation the action started: `status` complete, loading (still, at the timeout) or failed."""
+
+    url: str
+    title: NotRequired[str]
+    status: str
+    error: NotRequired[str]
+
+
+class Clicked(TypedDict):
+    clicked: Literal[True]
+    changed: str
+    """What the action changed once the page settled, in one line."""
+    navigation: NotRequired[Navigation]
+
+
+class Filled(TypedDict):
+    filled: Literal[True]
+    changed: str
+    """What the action changed once the page settled, in one line."""
+    navigation: NotRequired[Navigation]
+
+
+class Typed(TypedDict):
+    typed: int
+    """Characters typed."""
+    changed: str
+    """What the action changed once the page settled, in one line."""
+    navigation: NotRequired[Navigation]
+
+
+class Pressed(TypedDict):
+    pressed: str
+    changed: str
+    """What the action changed once the page settled, in one line."""
+    navigation: NotRequired[Navigation]
+
+
+class Selected(TypedDict):
+    selected: list[str]
+    labels: list[str]
+    changed: str
+    """What the action changed once the page settled, in one line."""
+    navigation: NotRequired[Navigation]
+
+
+class Point(TypedDict):
+    x: int
+    y: int
+
+
+class Scrolled(TypedDict):
+    scroll: Point
+    documentHeight: int
+    element_scroll: NotRequired[Point]
+
+
 async def _navigate(ctx: CommandContext, a: NavigateArgs) -> dict[str, Any]:
     a = dataclasses.replace(a, url=check_url(a.url))
     return await ctx.browser_request("tab.navigate", a.wire(), timeout_s=a.timeout_ms / 1000 + TIMEOUT_MARGIN_S)
@@ -171,7 +245,7 @@ def _page_action(
     op: str,
     args: type[ElementArgs],
     value_key: str | None,
-    result: str,
+    returns: type[Any],
     example_result: dict[str, Any],
     notes: str = "",
     cli: Cli | None = None,
@@ -185,7 +259,7 @@ def _page_action(
         summary,
         handler or _element_action(op, value_key),
         args,
-        result=result,
+        returns=returns,
         notes=notes,
         example_result=example_result,
         ops=(op,),
@@ -215,7 +289,7 @@ COMMANDS: list[Command[Any]] = [
         "load url, wait for it",
         _navigate,
         NavigateArgs,
-        result="{status:'complete', url, title}",
+        returns=Navigated,
         example_result={"status": "complete", "url": "https://example.com/", "title": "Example Domain"},
         ops=("tab.navigate",),
         pilot_gated=True,
@@ -230,7 +304,8 @@ COMMANDS: list[Command[Any]] = [
         "JS: expression or function body (return); await ok",
         _execute_js,
         ExecuteJsArgs,
-        result="{success:true, result} or {success:false, error, stack}",
+        returns=Executed,
+        result="{success:true, result, truncated?} or {success:false, error, stack}",
         notes="An expression (`1 + 1`) or a function body (`return ...`); `await` works; strict-CSP pages work; a "
         "runaway script is stopped with error `timeout` and the page stays usable; DOM nodes and other non-JSON "
         "values come back as readable strings.",
@@ -247,7 +322,7 @@ COMMANDS: list[Command[Any]] = [
         "dom.click",
         ClickArgs,
         None,
-        "{clicked:true, changed, navigation?:{url, title, status}}",
+        Clicked,
         {"clicked": True, "changed": "+1 element, text 'Saved' appeared"},
         "Waits until the first match is attached, visible, enabled and uncovered, then clicks it with trusted "
         "mouse events (`button`, `click_count`, `modifiers`); `element_not_found` when nothing matches, `timeout` "
@@ -263,8 +338,9 @@ COMMANDS: list[Command[Any]] = [
         "dom.fill",
         FillArgs,
         "value",
-        "{filled:true, changed} (never echoes the value)",
+        Filled,
         {"filled": True, "changed": "no visible change"},
+        "The answer never echoes the value. " + CHANGED_NOTE,
         cli=Cli("fill", positional=("selector", "value")),
     ),
     _page_action(
@@ -273,7 +349,7 @@ COMMANDS: list[Command[Any]] = [
         "dom.type",
         TypeArgs,
         "text",
-        "{typed: N characters, changed}",
+        Typed,
         {"typed": 5, "changed": "text 'No results' appeared"},
         "Trusted key events, at the end of the field.",
         Cli("type", positional=("selector", "text")),
@@ -284,7 +360,7 @@ COMMANDS: list[Command[Any]] = [
         "dom.press",
         PressArgs,
         None,
-        "{pressed: key, changed, navigation?:{url, title, status}}",
+        Pressed,
         {"pressed": "Enter", "changed": "navigated to https://example.com/search?q=x 'Results'"},
         "`Enter`, `Tab`, `Escape`, arrows, `Control+A`, …: trusted key events, so Enter submits forms; a "
         "navigation it starts is waited for as with click.",
@@ -296,7 +372,7 @@ COMMANDS: list[Command[Any]] = [
         "dom.select",
         SelectArgs,
         None,
-        "{selected:[values], labels:[labels], changed}",
+        Selected,
         {"selected": ["hello"], "labels": ["Hello"], "changed": "no visible change"},
         "Exactly one of `value` (an option's value; an option whose label is that text when none has it), "
         "`label` or `text` (compared with whitespace collapsed); the answer names the options now selected.",
@@ -310,7 +386,7 @@ COMMANDS: list[Command[Any]] = [
         "element into view, by a delta, or page to top/bottom",
         _element_action("dom.scroll"),
         ScrollArgs,
-        result="{scroll:{x,y}, documentHeight, element_scroll?:{x,y}}",
+        returns=Scrolled,
         notes="`selector` alone: that element into view. `delta_x`/`delta_y`: scroll by pixels — the element's own "
         "scrolling box with `selector`, else the page. Neither: the page to its bottom (`to:'top'` for the top).",
         example_result={"scroll": {"x": 0, "y": 1200}, "documentHeight": 2400},

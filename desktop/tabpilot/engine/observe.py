@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
+from tabpilot.engine import results
 from tabpilot.engine.args import FrameArgs, NoArgs, TabArgs, arg
 from tabpilot.engine.commands import Args, Cli, Command
 from tabpilot.engine.context import CommandContext
@@ -30,6 +31,182 @@ class CommandResultArgs(Args):
 @dataclass(frozen=True, kw_only=True)
 class HelpArgs(Args):
     mode: str | None = arg("interact.click, scrape.extract, a tool, or steps; none: every mode", default=None)
+
+
+class Viewport(TypedDict):
+    width: int
+    height: int
+
+
+class Point(TypedDict):
+    x: int
+    y: int
+
+
+class Box(TypedDict):
+    x: int
+    y: int
+    width: int
+    height: int
+
+
+class FormBrief(TypedDict):
+    id: str
+    action: str
+    fields: list[str]
+
+
+class Page(TypedDict):
+    url: str
+    title: str
+    viewport: Viewport
+    scroll: Point
+    documentHeight: int
+    forms: list[FormBrief]
+    headings: list[str]
+    links: int
+    images: int
+    interactiveElements: int
+
+
+class Child(TypedDict):
+    tag: str
+    attributes: dict[str, str]
+    text: str
+    children: NotRequired[list[dict[str, Any]]]
+    """Its own children, alike, to max_depth."""
+
+
+class Match(TypedDict):
+    selector: str
+    tag: str
+    attributes: dict[str, str]
+    text: str
+    """At most 500 characters."""
+    boundingBox: Box
+    visible: bool
+    styles: NotRequired[dict[str, str]]
+    children: NotRequired[list[Child]]
+
+
+class Dom(TypedDict):
+    url: str
+    title: str
+    matches: list[Match]
+    matchCount: int
+    returnedCount: int
+
+
+class Tab(TypedDict):
+    tab_id: int
+    url: str
+    title: str
+    active: bool
+    tracked: bool
+    browser: str
+    """The browser it is in, as the tray names it."""
+    owner: str | None
+    mine: bool
+
+
+class Tabs(TypedDict):
+    tabs: list[Tab]
+
+
+class Pilot(TypedDict):
+    ai_web_pilot: bool
+    capabilities: dict[str, bool]
+    extension_connected: bool
+    browser: dict[str, Any]
+    """The default browser: name, version, extension_version, managed... ({} when none is connected)."""
+
+
+class Pending(TypedDict):
+    """A command still under way; once it is done, its own result (checked against its own declaration
+    when it answered) comes back instead, as it is."""
+
+    status: NotRequired[str]
+    correlation_id: NotRequired[str]
+    steps_completed: NotRequired[int]
+    steps_total: NotRequired[int | None]
+
+
+results.relays(Pending)
+
+
+class HelpParam(TypedDict):
+    name: str
+    type: str
+    required: bool
+    doc: str
+    items: NotRequired[str]
+    default: NotRequired[Any]
+    enum: NotRequired[list[Any]]
+    minimum: NotRequired[float]
+    maximum: NotRequired[float]
+    capped: NotRequired[bool]
+
+
+class HelpExample(TypedDict):
+    tool: str
+    arguments: dict[str, Any]
+
+
+class StepHelp(TypedDict):
+    type: str
+    also: list[HelpParam]
+
+
+class ModeHelp(TypedDict):
+    mode: str
+    tool: str
+    what: NotRequired[str]
+    action: NotRequired[str]
+    type: NotRequired[str]
+    operation: NotRequired[str]
+    summary: str
+    kind: str
+    needs: str
+    parameters: list[HelpParam]
+    result: str
+    example: HelpExample
+    notes: NotRequired[str]
+    capability: NotRequired[str]
+    example_result: NotRequired[dict[str, Any]]
+    workflow_step: NotRequired[StepHelp]
+
+
+class StepKind(TypedDict):
+    type: str
+    summary: str
+    changes_page: bool
+    parameters: list[HelpParam]
+
+
+class Help(TypedDict):
+    """One mode's help; several modes' (`modes`); the step kinds (`steps`); or, with no mode, the
+    overview (`tools`, `more`)."""
+
+    mode: NotRequired[str]
+    tool: NotRequired[str]
+    what: NotRequired[str]
+    action: NotRequired[str]
+    type: NotRequired[str]
+    operation: NotRequired[str]
+    summary: NotRequired[str]
+    kind: NotRequired[str]
+    needs: NotRequired[str]
+    parameters: NotRequired[list[HelpParam]]
+    result: NotRequired[str]
+    example: NotRequired[HelpExample]
+    notes: NotRequired[str]
+    capability: NotRequired[str]
+    example_result: NotRequired[dict[str, Any]]
+    workflow_step: NotRequired[StepHelp]
+    modes: NotRequired[list[ModeHelp]]
+    steps: NotRequired[list[StepKind]]
+    tools: NotRequired[dict[str, dict[str, str]]]
+    more: NotRequired[str]
 
 
 async def _help(ctx: CommandContext, a: HelpArgs) -> dict[str, Any]:
@@ -90,8 +267,7 @@ COMMANDS = [
         "url, title, forms, headings, counts",
         _page,
         TabArgs,
-        result="{url, title, viewport:{width,height}, scroll:{x,y}, documentHeight, forms:[{id, action, fields}], "
-        "headings, links, images, interactiveElements}",
+        returns=Page,
         example_result={
             "url": "https://example.com/",
             "title": "Example Domain",
@@ -114,8 +290,7 @@ COMMANDS = [
         "matching elements (≤50)",
         _dom,
         DomArgs,
-        result="{url, title, matches:[{selector, tag, attributes, text (≤500), boundingBox, visible, styles?, "
-        "children?}], matchCount, returnedCount}",
+        returns=Dom,
         example={"selector": "h1"},
         example_result={
             "url": "https://example.com/",
@@ -142,7 +317,7 @@ COMMANDS = [
         "read",
         "open tabs and their owners",
         _tabs,
-        result="{tabs:[{tab_id, url, title, active, tracked, browser, owner, mine}]}",
+        returns=Tabs,
         notes="`owner`: the agent session that opened the tab or was handed it (null: the person's, open to "
         "every agent); `mine`: it is yours. You act on your own tabs and the person's; another agent's is "
         "refused with tab_not_owned (reads naming its tab_id still work).",
@@ -169,7 +344,7 @@ COMMANDS = [
         "read",
         "AI Web Pilot state, browser link",
         _pilot,
-        result="{ai_web_pilot, capabilities:{...}, extension_connected, browser:{...}}",
+        returns=Pilot,
         example_result={
             "ai_web_pilot": True,
             "capabilities": {"execute_js": True, "page_actions": True, "scrape": True},
@@ -185,6 +360,7 @@ COMMANDS = [
         "progress or final result",
         _command_result,
         CommandResultArgs,
+        returns=Pending,
         result="the command's final result, or {status, correlation_id, steps_completed, steps_total}",
         example_result={
             "status": "running",
@@ -201,6 +377,7 @@ COMMANDS = [
         "any mode's parameters, result and example",
         _help,
         HelpArgs,
+        returns=Help,
         result="{mode, tool, summary, kind, needs, parameters:[{name, type, required, doc, default?, enum?, minimum?, "
         "maximum?}], result, example:{tool, arguments}, example_result, notes?}; no mode: {tools:{...}}",
         example={"mode": "interact.click"},

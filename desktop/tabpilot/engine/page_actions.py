@@ -7,14 +7,14 @@ from __future__ import annotations
 import base64
 import binascii
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal, NotRequired, TypedDict
 
 from tabpilot.engine.args import TabArgs, arg, params_of
 from tabpilot.engine.commands import ApprovalScope, Cli, Command
 from tabpilot.engine.context import CommandContext
 from tabpilot.engine.errors import TabpilotError
 from tabpilot.engine.files import describe_uploads, read_uploads, safe_name, save_download
-from tabpilot.engine.interact import CHANGED_NOTE, SELECTOR_DOC, TIMEOUT_MARGIN_S, ElementArgs, check_url
+from tabpilot.engine.interact import CHANGED_NOTE, SELECTOR_DOC, TIMEOUT_MARGIN_S, ElementArgs, Navigation, check_url
 
 WAIT_STATES = ("visible", "hidden", "attached", "detached")
 WAIT_CONDITIONS = ("selector", "text", "url", "network_idle", "load")
@@ -63,6 +63,81 @@ class DownloadArgs(TabArgs):
 @dataclass(frozen=True, kw_only=True)
 class DismissArgs(TabArgs):
     timeout_ms: int = arg("default 10000", default=10_000, minimum=100, maximum=120_000)
+
+
+class Checked(TypedDict):
+    checked: bool
+    changed: str
+    """What the action changed once the page settled, in one line."""
+    navigation: NotRequired[Navigation]
+
+
+class Hovered(TypedDict):
+    hovered: Literal[True]
+    changed: str
+    """What the action changed once the page settled, in one line."""
+    navigation: NotRequired[Navigation]
+
+
+class Focused(TypedDict):
+    focused: Literal[True]
+    tag: str
+    changed: str
+    """What the action changed once the page settled, in one line."""
+    navigation: NotRequired[Navigation]
+
+
+class Dragged(TypedDict):
+    dragged: Literal[True]
+    html5: bool
+    """An HTML5 draggable: played as the browser's own drag events."""
+    changed: str
+    """What the action changed once the page settled, in one line."""
+    navigation: NotRequired[Navigation]
+
+
+class File(TypedDict):
+    name: str
+    size: int
+
+
+class Uploaded(TypedDict):
+    files: list[File]
+    changed: str
+    """What the action changed once the page settled, in one line."""
+    navigation: NotRequired[Navigation]
+
+
+class WaitedFor(TypedDict):
+    condition: str
+    url: str
+    waited_ms: int
+
+
+class Went(TypedDict):
+    status: Literal["complete"]
+    url: str
+    title: str
+    changed: str
+
+
+class Downloaded(TypedDict):
+    path: str
+    size: int
+    mime: str
+    url: str
+
+
+class Closed(TypedDict):
+    what: str
+    how: str
+
+
+class Dismissed(TypedDict):
+    closed: list[Closed]
+    changed: str
+    """What the action changed once the page settled, in one line."""
+    navigation: NotRequired[Navigation]
 
 
 def _frame_s(timeout_ms: int) -> float:
@@ -123,7 +198,7 @@ def _history(direction: str) -> Any:
     return run
 
 
-async def _download(ctx: CommandContext, a: DownloadArgs) -> dict[str, Any]:
+async def _download(ctx: CommandContext, a: DownloadArgs) -> Downloaded:
     if (a.url is None) == (a.selector is None):
         raise TabpilotError(
             "invalid_params", "interact action=download: give exactly one of 'url' or 'selector'.", param="url"
@@ -149,7 +224,14 @@ async def _dismiss(ctx: CommandContext, a: DismissArgs) -> dict[str, Any]:
 
 
 def _element_action(
-    mode: str, summary: str, handler: Any, args: type[Any], result: str, example: dict[str, Any], notes: str, op: str
+    mode: str,
+    summary: str,
+    handler: Any,
+    args: type[Any],
+    returns: type[Any],
+    example: dict[str, Any],
+    notes: str,
+    op: str,
 ) -> Command[Any]:
     return Command(
         "interact",
@@ -158,7 +240,7 @@ def _element_action(
         summary,
         handler,
         args,
-        result=result,
+        returns=returns,
         notes=notes,
         example_result=example,
         ops=(op,),
@@ -179,7 +261,7 @@ def _history_command(direction: str, summary: str) -> Command[Any]:
         summary,
         _history(direction),
         HistoryArgs,
-        result="{status:'complete', url, title, changed}",
+        returns=Went,
         notes="Answers once the page it went to has loaded; `navigation_failed` when there is no page to go to. "
         "As the browser's own buttons do, back and forward skip pages nobody interacted with (Chrome's history "
         "intervention against pages that trap the back button).",
@@ -201,7 +283,7 @@ COMMANDS: list[Command[Any]] = [
         "check a checkbox, radio or role=checkbox",
         _check(True),
         SelectorArgs,
-        "{checked:true, changed}",
+        Checked,
         {"checked": True, "changed": "checked"},
         "A trusted click when it is unchecked (on its label when the input itself is hidden), then waits until it "
         "is checked; when it already is, nothing is clicked and `changed` says so. " + CHANGED_NOTE,
@@ -212,7 +294,7 @@ COMMANDS: list[Command[Any]] = [
         "uncheck a checkbox or role=checkbox",
         _check(False),
         SelectorArgs,
-        "{checked:false, changed}",
+        Checked,
         {"checked": False, "changed": "already unchecked; nothing done"},
         "As check, the other way; a radio button cannot be unchecked (`invalid_params`: check another).",
         "dom.check",
@@ -222,7 +304,7 @@ COMMANDS: list[Command[Any]] = [
         "move the pointer over an element",
         _op("dom.hover"),
         SelectorArgs,
-        "{hovered:true, changed}",
+        Hovered,
         {"hovered": True, "changed": "+3 elements, text 'Edit' appeared"},
         "A trusted mouse move to the element's centre once it is visible, enabled and uncovered: :hover styles, "
         "mouseover/mouseenter and menus that open on hover follow. " + CHANGED_NOTE,
@@ -233,7 +315,7 @@ COMMANDS: list[Command[Any]] = [
         "give an element the keyboard focus",
         _op("dom.focus"),
         SelectorArgs,
-        "{focused:true, tag, changed}",
+        Focused,
         {"focused": True, "tag": "input", "changed": "no visible change"},
         "Waits until it is visible and enabled; `invalid_params` when it cannot take the focus.",
         "dom.focus",
@@ -243,7 +325,7 @@ COMMANDS: list[Command[Any]] = [
         "drag an element onto `target`",
         _op("dom.drag"),
         DragArgs,
-        "{dragged:true, html5, changed}",
+        Dragged,
         {"dragged": True, "html5": True, "changed": "-1 element, +1 element"},
         "Trusted mouse events: press on the source, moves in steps, release on the target, so pointer-driven "
         "sortables follow; an HTML5 draggable gets the browser's own drag events (`html5:true`). " + CHANGED_NOTE,
@@ -256,7 +338,7 @@ COMMANDS: list[Command[Any]] = [
         "set a file input's files",
         _upload,
         UploadArgs,
-        result="{files:[{name, size}], changed}",
+        returns=Uploaded,
         notes="Each item of `files` is a path — relative paths are in the home's uploads/ folder; absolute ones "
         "must lie in it or in a folder the person allowed in settings (`upload_folders`), else `invalid_params` — "
         "or an inline file `{name, content_base64, mime}`. The approval prompt names every file. The app reads the "
@@ -277,7 +359,7 @@ COMMANDS: list[Command[Any]] = [
         "until one condition holds",
         _wait_for,
         WaitForArgs,
-        result="{condition, url, waited_ms}",
+        returns=WaitedFor,
         notes="Exactly one of: `selector` with `state` (visible — the default —, hidden, attached, detached), "
         "`text` (on the page, visible), `url` (the tab's URL matches a glob with * and **, a /regex/, or contains "
         "the text; then waits for the load), `network_idle:true` (no request for 500 ms), `load:true`. Changes "
@@ -299,7 +381,7 @@ COMMANDS: list[Command[Any]] = [
         "save a URL or media element into downloads/",
         _download,
         DownloadArgs,
-        result="{path, size, mime, url}",
+        returns=Downloaded,
         notes="Exactly one of `url` or `selector` (an <img>, <video>, <audio>, <source>, <a> or <object>: its "
         "address). Fetched by the browser with its cookies for that site (HttpOnly ones too) and saved under the "
         "home's downloads/ folder (a new name when one is taken); at most 32 MB. Changes no page, so no approval.",
@@ -318,7 +400,7 @@ COMMANDS: list[Command[Any]] = [
         "close cookie banners and modals",
         _dismiss,
         DismissArgs,
-        "{closed:[{what, how}], changed}",
+        Dismissed,
         {
             "closed": [{"what": "cookie banner 'We use cookies'", "how": "clicked 'Accept all'"}],
             "changed": "-4 elements",

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal, NotRequired, TypedDict
 from urllib.parse import urlsplit
 
 from tabpilot.engine.args import Args, TabArgs, arg
@@ -43,6 +43,213 @@ class AcrossTabsArgs(Args):
     read: str = arg("which read, on every tab", enum=ACROSS_READS)
     selector: str | None = arg("CSS selector (first match; default: the page)", default=None)
     max_bytes: int = arg("per tab", default=20_000, minimum=1_000, maximum=200_000, clamp=True)
+
+
+class Text(TypedDict):
+    url: str
+    title: str
+    text: str
+    hidden: NotRequired[Literal[True]]
+    """The element is hidden: no text."""
+    truncated: NotRequired[Literal[True]]
+    note: NotRequired[str]
+    """How to read the rest, when cut at max_bytes."""
+
+
+class Html(TypedDict):
+    url: str
+    title: str
+    html: str
+    truncated: NotRequired[Literal[True]]
+    note: NotRequired[str]
+    """How to read the rest, when cut at max_bytes."""
+
+
+class Link(TypedDict):
+    text: str
+    href: str
+    url: str
+    visible: bool
+
+
+class Links(TypedDict):
+    url: str
+    title: str
+    links: list[Link]
+    count: int
+    truncated: NotRequired[Literal[True]]
+    note: NotRequired[str]
+    """How to read the rest, when cut at max_bytes."""
+
+
+class Option(TypedDict):
+    value: str
+    text: str
+    selected: bool
+
+
+class Field(TypedDict):
+    selector: str
+    tag: str
+    type: str
+    name: str
+    label: str
+    id: NotRequired[str]
+    value: NotRequired[str]
+    checked: NotRequired[bool]
+    multiple: NotRequired[bool]
+    options: NotRequired[list[Option]]
+    options_count: NotRequired[int]
+    files: NotRequired[list[str]]
+    text: NotRequired[str]
+    """A button's text."""
+    required: NotRequired[Literal[True]]
+    disabled: NotRequired[Literal[True]]
+    visible: NotRequired[Literal[False]]
+
+
+class Form(TypedDict):
+    selector: str
+    id: str
+    name: str
+    action: str
+    method: str
+    fields: list[Field]
+    outside_forms: NotRequired[Literal[True]]
+
+
+class Forms(TypedDict):
+    url: str
+    title: str
+    forms: list[Form]
+    count: int
+    truncated: NotRequired[Literal[True]]
+    note: NotRequired[str]
+    """How to read the rest, when cut at max_bytes."""
+
+
+class Markdown(TypedDict):
+    url: str
+    title: str
+    source: str
+    """The main content's selector, or body."""
+    markdown: str
+    truncated: NotRequired[Literal[True]]
+    note: NotRequired[str]
+    """How to read the rest, when cut at max_bytes."""
+
+
+class JsonLdError(TypedDict):
+    error: str
+    text: str
+
+
+class StructuredData(TypedDict):
+    url: str
+    title: str
+    lang: str
+    json_ld: list[Any]
+    open_graph: dict[str, Any]
+    twitter: dict[str, Any]
+    meta: dict[str, Any]
+    links: dict[str, str]
+    json_ld_errors: NotRequired[list[JsonLdError]]
+    truncated: NotRequired[Literal[True]]
+    note: NotRequired[str]
+    """How to read the rest, when cut at max_bytes."""
+
+
+class Image(TypedDict):
+    src: str
+    alt: str
+    width: int
+    height: int
+    natural_width: int
+    natural_height: int
+    visible: bool
+
+
+class Audio(TypedDict):
+    src: str
+    sources: NotRequired[list[str]]
+    width: int
+    height: int
+    duration: float | None
+    paused: bool
+    visible: bool
+
+
+class Video(Audio):
+    poster: str
+
+
+class Media(TypedDict):
+    url: str
+    title: str
+    images: list[Image]
+    video: list[Video]
+    audio: list[Audio]
+    count: int
+    truncated: NotRequired[Literal[True]]
+    note: NotRequired[str]
+    """How to read the rest, when cut at max_bytes."""
+
+
+class Rule(TypedDict):
+    selector: str
+    source: str
+    media: NotRequired[str]
+    declarations: str
+
+
+class Styles(TypedDict):
+    url: str
+    title: str
+    selector: str
+    tag: str
+    computed: dict[str, str]
+    matched_rules: list[Rule]
+    inline: NotRequired[str]
+    truncated: NotRequired[Literal[True]]
+    note: NotRequired[str]
+    """How to read the rest, when cut at max_bytes."""
+
+
+class TabRead(TypedDict):
+    """One tab's row: its read's answer, or its error."""
+
+    tab_id: int
+    url: str
+    title: str
+    error: NotRequired[str]
+    message: NotRequired[str]
+    truncated: NotRequired[Literal[True]]
+    note: NotRequired[str]
+    text: NotRequired[str]
+    hidden: NotRequired[Literal[True]]
+    html: NotRequired[str]
+    links: NotRequired[list[Link] | dict[str, str]]
+    count: NotRequired[int]
+    forms: NotRequired[list[Form]]
+    source: NotRequired[str]
+    markdown: NotRequired[str]
+    lang: NotRequired[str]
+    json_ld: NotRequired[list[Any]]
+    open_graph: NotRequired[dict[str, Any]]
+    twitter: NotRequired[dict[str, Any]]
+    meta: NotRequired[dict[str, Any]]
+    json_ld_errors: NotRequired[list[JsonLdError]]
+    images: NotRequired[list[Image]]
+    video: NotRequired[list[Video]]
+    audio: NotRequired[list[Audio]]
+
+
+class AcrossTabs(TypedDict):
+    read: str
+    tabs: list[TabRead]
+    count: int
+    skipped: int
+    """Tabs not read: the browser's own pages."""
 
 
 def _page_read(what: str, params: dict[str, Any], ctx: CommandContext) -> dict[str, Any]:
@@ -93,7 +300,7 @@ _REDACTION_NOTES = (
 def _read(
     mode: str,
     summary: str,
-    result: str,
+    returns: type[Any],
     example_result: dict[str, Any],
     notes: str,
     args: type[TabArgs] = ReadArgs,
@@ -107,7 +314,7 @@ def _read(
         summary,
         _reader(mode),
         args,
-        result=result,
+        returns=returns,
         notes=notes,
         example=example if example is not None else {},
         example_result=example_result,
@@ -122,7 +329,7 @@ COMMANDS: list[Command[Any]] = [
     _read(
         "text",
         "visible text (of selector)",
-        "{url, title, text, truncated?, note?}",
+        Text,
         {**PAGE, "text": "Example Domain\nThis domain is for use in illustrative examples."},
         _READ_NOTES + "A line per block; table cells are separated by tabs. " + _REDACTION_NOTES,
         cli=Cli("text", positional=("selector",), show="text"),
@@ -130,7 +337,7 @@ COMMANDS: list[Command[Any]] = [
     _read(
         "html",
         "outer HTML of page or selector",
-        "{url, title, html, truncated?, note?}",
+        Html,
         {**PAGE, "html": "<h1>Example Domain</h1>"},
         "The page's (or the first match's) outer HTML as it is now. " + _REDACTION_NOTES,
         example={"selector": "h1"},
@@ -139,7 +346,7 @@ COMMANDS: list[Command[Any]] = [
     _read(
         "links",
         "links: text, href, resolved url",
-        "{url, title, links:[{text, href, url, visible}], count, truncated?, note?}",
+        Links,
         {
             **PAGE,
             "links": [
@@ -154,8 +361,7 @@ COMMANDS: list[Command[Any]] = [
     _read(
         "forms",
         "form fields: labels, types, selectors, values",
-        "{url, title, forms:[{selector, id, name, action, method, fields:[{selector, tag, type, name, label, "
-        "value?, checked?, options?, required?, disabled?, visible?}]}], count}",
+        Forms,
         {
             **PAGE,
             "forms": [
@@ -194,7 +400,7 @@ COMMANDS: list[Command[Any]] = [
     _read(
         "markdown",
         "main content as Markdown",
-        "{url, title, source, markdown, truncated?, note?}",
+        Markdown,
         {**PAGE, "source": "main", "markdown": "# Example Domain\n\nThis domain is for use in illustrative examples."},
         "The main content is picked readability-style (main/article, else where the paragraphs are, less "
         "navigation and link lists); `source` names it; `selector` picks it yourself. "
@@ -205,7 +411,7 @@ COMMANDS: list[Command[Any]] = [
     _read(
         "structured_data",
         "JSON-LD, Open Graph, Twitter, meta",
-        "{url, title, lang, json_ld:[...], open_graph:{}, twitter:{}, meta:{}, links:{canonical?...}, json_ld_errors?}",
+        StructuredData,
         {
             **PAGE,
             "lang": "en",
@@ -221,8 +427,7 @@ COMMANDS: list[Command[Any]] = [
     _read(
         "media",
         "images, video, audio: src, alt, size",
-        "{url, title, images:[{src, alt, width, height, natural_width, natural_height, visible}], video:[{src, "
-        "poster, width, height, duration, paused, visible}], audio:[...], count}",
+        Media,
         {
             **PAGE,
             "images": [
@@ -245,8 +450,7 @@ COMMANDS: list[Command[Any]] = [
     _read(
         "styles",
         "computed styles and matched CSS rules",
-        "{url, title, selector, tag, computed:{name: value}, matched_rules:[{selector, source, media?, declarations}], "
-        "inline?, note?}",
+        Styles,
         {
             **PAGE,
             "selector": "body > div > h1",
@@ -265,6 +469,7 @@ COMMANDS: list[Command[Any]] = [
         "one read (text, links...) on every tab",
         _across_tabs,
         AcrossTabsArgs,
+        returns=AcrossTabs,
         result="{read, tabs:[{tab_id, url, title, ...that read's answer} | {tab_id, url, title, error, message}], "
         "count, skipped}",
         notes="Reads every web page tab at once (the browser's own pages are skipped and counted); a tab that "

@@ -13,9 +13,30 @@ import os
 import types
 import typing
 from collections.abc import Mapping
-from typing import Any, Literal, NotRequired, Required, get_args, get_origin, get_type_hints, is_typeddict
+from typing import (
+    Any,
+    Literal,
+    NotRequired,
+    Required,
+    TypedDict,
+    TypeVar,
+    get_args,
+    get_origin,
+    get_type_hints,
+    is_typeddict,
+)
 
 CHECK_ENV = "TABPILOT_CHECK_RESULTS"
+T = TypeVar("T", bound=type)
+_RELAYED: set[type] = set()
+
+
+def relays(td: T) -> T:
+    """Marks the declaration of a command that may answer another command's result as it is (observe
+    command_result): such an answer may carry fields the declaration does not name. That result was
+    checked against its own command's declaration when that command answered."""
+    _RELAYED.add(td)
+    return td
 
 
 def checking() -> bool:
@@ -78,18 +99,40 @@ def shape(td: type) -> str:
     return "{" + ", ".join(out) + "}"
 
 
-def problems(value: Any, td: type, where: str = "result") -> list[str]:
+class DialogSeen(TypedDict):
+    """A JavaScript dialog a call met in its tab (extension/background/dialog_book.js `shown`)."""
+
+    tab_id: int
+    type: str
+    message: str
+    url: str
+    default_prompt: NotRequired[str]
+    accepted: NotRequired[bool]
+    by: NotRequired[str]
+    open: NotRequired[bool]
+
+
+class TabFields(TypedDict):
+    """What any command on a tab may answer besides its own result: the dialog it raised or met (open, or
+    answered meanwhile by an armed answer or the person's policy). Dialogs never hang a tab, so a call's
+    answer is where the agent learns of one."""
+
+    dialog: NotRequired[DialogSeen]
+
+
+def problems(value: Any, td: type, where: str = "result", *, also: type | None = None) -> list[str]:
     """What in `value` the TypedDict `td` does not allow: missing required fields, unknown fields, and the
-    same inside nested declared objects. Scalar types are mypy's business; this checks the shape."""
+    same inside nested declared objects. Scalar types are mypy's business; this checks the shape. `also`:
+    fields any such command may add (TabFields for the commands on a tab)."""
     if not isinstance(value, Mapping):
         return [f"{where} is {type(value).__name__}, not an object"]
-    hints = _fields(td)
+    hints = {**(_fields(also) if also is not None else {}), **_fields(td)}
     found: list[str] = []
     required = _required(td)
     for name in sorted(required - value.keys()):
         found.append(f"{where} lacks '{name}'")
     # Fields whose name starts with `_` are the engine's own (a picture to attach), never the agent's.
-    for name in sorted(k for k in value.keys() - hints.keys() if not str(k).startswith("_")):
+    for name in sorted(k for k in value.keys() - hints.keys() if not str(k).startswith("_") and td not in _RELAYED):
         found.append(f"{where} has '{name}', which its declaration does not")
     for name, hint in hints.items():
         if name in value and value[name] is not None:
@@ -114,3 +157,15 @@ def _problems_of(value: Any, hint: Any, where: str) -> list[str]:
 
 def _count(found: list[str]) -> int:
     return len(found)
+
+
+def field_names(td: type) -> set[str]:
+    """Every field name of `td` and of the TypedDicts inside it."""
+    names: set[str] = set()
+    for name, hint in _fields(td).items():
+        names.add(name)
+        for member in _members(_strip(hint)):
+            inner = get_args(member)[0] if get_origin(member) is list and get_args(member) else member
+            if is_typeddict(inner):
+                names |= field_names(inner)
+    return names

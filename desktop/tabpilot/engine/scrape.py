@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, cast
+from typing import Any, Literal, NotRequired, TypedDict, cast
 
 from tabpilot.engine.args import FrameArgs, TabArgs, arg
 from tabpilot.engine.commands import ApprovalScope, Command
@@ -80,6 +80,53 @@ class ReplayArgs(RunArgs):
     workflow_id: str = arg("a saved workflow's id")
     override_params: dict[str, Any] | None = arg("{'steps[0].url':..,'params.N':..}", default=None)
     allow_domain_change: bool = arg("replay on another site", default=False)
+
+
+class StepError(TypedDict):
+    """A step that failed and was skipped (error_recovery let the run go on)."""
+
+    step: str
+    type: str
+    error: str
+    message: str
+    skipped: bool
+
+
+class ExtractMetadata(TypedDict):
+    pages_scraped: int
+    rows_extracted: int
+    duration_ms: int
+    url: str
+    errors: list[StepError]
+    warnings: list[str]
+    truncated: NotRequired[Literal[True]]
+    pagination: NotRequired[str]
+    """How the pages came: navigate, replace or append."""
+    validation_errors: NotRequired[list[dict[str, Any]]]
+
+
+class RunMetadata(ExtractMetadata):
+    workflow_id: str
+    recorded: NotRequired[Literal[True]]
+    replayed_from: NotRequired[str]
+
+
+class Scraped(TypedDict):
+    status: Literal["complete"]
+    correlation_id: str
+    data: list[dict[str, Any]]
+    """The rows."""
+    metadata: ExtractMetadata
+
+
+class WorkflowRun(TypedDict):
+    status: Literal["complete"]
+    correlation_id: str
+    workflow_id: str
+    steps_completed: int
+    steps_total: int
+    data: list[dict[str, Any]]
+    metadata: RunMetadata
 
 
 def _now() -> str:
@@ -434,15 +481,12 @@ def _changes_before_navigating(steps: list[dict[str, Any]]) -> bool:
     return False
 
 
-SCRAPE_META = "metadata:{pages_scraped, rows_extracted, duration_ms, url, errors, warnings, truncated?}"
-
-
 def _scrape(
     operation: str,
     summary: str,
     handler: Any,
     args: type[TabArgs],
-    result: str,
+    returns: type[Scraped] | type[WorkflowRun],
     example: dict[str, Any],
     example_result: dict[str, Any],
 ) -> Command[Any]:
@@ -454,7 +498,7 @@ def _scrape(
         handler,
         args,
         operation=operation,
-        result=result,
+        returns=returns,
         example=example,
         example_result=example_result,
         ops=("tabs.resolve", "dom.wait", "scrape.extract", "scrape.next_page")
@@ -475,7 +519,7 @@ COMMANDS: list[Command[Any]] = [
         "typed rows in one call",
         _extract,
         ExtractArgs,
-        "{status:'complete', correlation_id, data:[rows], " + SCRAPE_META + "}",
+        Scraped,
         {"selector": ".story", "schema": {"title": "h2 | text", "points": ".points | number"}},
         {
             "status": "complete",
@@ -496,7 +540,7 @@ COMMANDS: list[Command[Any]] = [
         "run steps (record:true saves them)",
         _workflow,
         WorkflowArgs,
-        "{status, correlation_id, workflow_id, steps_completed, steps_total, data, " + SCRAPE_META + "}",
+        WorkflowRun,
         {
             "name": "news",
             "steps": [
@@ -527,7 +571,7 @@ COMMANDS: list[Command[Any]] = [
         "a saved workflow again",
         _replay,
         ReplayArgs,
-        "as workflow, with metadata.replayed_from",
+        WorkflowRun,
         {"workflow_id": "wf-news-20260101", "params": {"query": "tabs"}},
         {
             "status": "complete",

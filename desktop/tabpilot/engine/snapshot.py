@@ -13,7 +13,7 @@ import re
 import weakref
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal, NotRequired, TypedDict
 
 from tabpilot.engine.args import FrameArgs, arg
 from tabpilot.engine.commands import Cli, Command
@@ -130,6 +130,40 @@ def baselines_for(engine: Any) -> Baselines:
     return found
 
 
+class Snapshot(TypedDict):
+    url: str
+    title: str
+    frame: NotRequired[str]
+    """With `frame`: the frame's ref (@f12)."""
+    snapshot: str
+    refs: int
+    bytes: int
+    frames: NotRequired[int]
+    """Frames stitched into the tree."""
+    diff: NotRequired[Literal["full", "changes"]]
+    diff_note: NotRequired[str]
+    changed_lines: NotRequired[int]
+    truncated: NotRequired[Literal[True]]
+    note: NotRequired[str]
+
+
+class Bounds(TypedDict):
+    x: int
+    y: int
+    width: int
+    height: int
+
+
+class Highlighted(TypedDict):
+    highlighted: Literal[True]
+    selector: str
+    bounds: Bounds
+    duration_ms: int
+    role: str
+    name: str
+    frame: NotRequired[str]
+
+
 # -- observe snapshot --------------------------------------------------------------------------------
 
 
@@ -208,7 +242,7 @@ COMMANDS: list[Command[Any]] = [
         "accessibility tree as text, refs @e1 for selectors",
         _snapshot,
         SnapshotArgs,
-        result="{url, title, snapshot, refs, bytes, frames?, diff?, changed_lines?, truncated?, note?}",
+        returns=Snapshot,
         notes='One node a line: `- role "name" [state] @ref: value`; a table row of plain cells is one line '
         '(`- row: 1 | Ann | link "mail" @e4`). Interactive and named elements carry a ref that works wherever a '
         "selector does (interact actions, observe dom, scrape's selector, wait); a ref whose element has left the "
@@ -243,7 +277,7 @@ COMMANDS: list[Command[Any]] = [
         "outline + label an element for the person (duration_ms)",
         _highlight,
         HighlightArgs,
-        result="{highlighted:true, selector, bounds:{x,y,width,height}, duration_ms, role, name, frame?}",
+        returns=Highlighted,
         notes="Shows the person which element you mean: an outline and a label over it, scrolled into view, gone "
         "after `duration_ms` or at the next highlight. It never takes a click (pointer-events: none) and the "
         "page's styles cannot hide it. `bounds` are viewport CSS pixels of the tab.",

@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal, NotRequired, TypedDict, cast
 from urllib.parse import urlsplit
 
 from tabpilot.engine.args import Args, TabArgs, arg
@@ -62,13 +62,73 @@ def _name(name: str) -> str:
     return name
 
 
+class Counts(TypedDict):
+    cookies: int
+    localStorage: int
+    sessionStorage: int
+
+
+class StateSummary(TypedDict):
+    name: str
+    url: str
+    """Without its query or fragment."""
+    saved_at: float | None
+    cookies: int
+    localStorage: int
+    sessionStorage: int
+
+
+class Saved(TypedDict):
+    saved: Literal[True]
+    name: str
+    url: str
+    saved_at: float | None
+    cookies: int
+    localStorage: int
+    sessionStorage: int
+
+
+class Restored(Counts):
+    cookies_refused: NotRequired[int]
+    """Cookies the browser would not set."""
+
+
+class Loaded(TypedDict):
+    loaded: Literal[True]
+    name: str
+    restored: Restored
+    url: str
+    title: str
+
+
+class StateDeleted(TypedDict):
+    deleted: Literal[True]
+    name: str
+
+
+class Listed(TypedDict):
+    """A saved state's summary, or (a file that cannot be read) its name and error."""
+
+    name: str
+    url: NotRequired[str]
+    saved_at: NotRequired[float | None]
+    cookies: NotRequired[int]
+    localStorage: NotRequired[int]
+    sessionStorage: NotRequired[int]
+    error: NotRequired[str]
+
+
+class States(TypedDict):
+    states: list[Listed]
+
+
 def _where(url: str) -> str:
     """Where a state came from, as answers show it: without the query or fragment (they may hold tokens)."""
     parts = urlsplit(url)
     return f"{parts.scheme}://{parts.netloc}{parts.path}" if parts.scheme and parts.netloc else url.split("?")[0]
 
 
-def _counts(state: dict[str, Any]) -> dict[str, int]:
+def _counts(state: dict[str, Any]) -> Counts:
     return {
         "cookies": len(state.get("cookies") or []),
         "localStorage": len(state.get("localStorage") or {}),
@@ -76,7 +136,7 @@ def _counts(state: dict[str, Any]) -> dict[str, int]:
     }
 
 
-def summary(name: str, state: dict[str, Any]) -> dict[str, Any]:
+def summary(name: str, state: dict[str, Any]) -> StateSummary:
     """What an answer may say of a state: never a value."""
     where = _where(str(state.get("url") or ""))
     return {"name": name, "url": where, "saved_at": state.get("saved_at"), **_counts(state)}
@@ -88,7 +148,7 @@ async def _missing(ctx: CommandContext, name: str) -> TabpilotError:
     return TabpilotError("invalid_params", f"No state is saved as {shown(name)}{known}.", param="name", name=name)
 
 
-async def _save_state(ctx: CommandContext, a: SaveStateArgs) -> dict[str, Any]:
+async def _save_state(ctx: CommandContext, a: SaveStateArgs) -> Saved:
     name = _name(a.name)
     store = _store(ctx)
     taken = await ctx.browser_request("state.save", {"tab_id": a.tab_id})
@@ -125,21 +185,23 @@ async def _load_state(ctx: CommandContext, a: LoadStateArgs) -> dict[str, Any]:
     }
 
 
-async def _delete_state(ctx: CommandContext, a: StateNameArgs) -> dict[str, Any]:
+async def _delete_state(ctx: CommandContext, a: StateNameArgs) -> StateDeleted:
     name = _name(a.name)
     if not await asyncio.to_thread(_store(ctx).delete, name):
         raise await _missing(ctx, name)
     return {"deleted": True, "name": name}
 
 
-async def _list_states(ctx: CommandContext, a: Args) -> dict[str, Any]:
+async def _list_states(ctx: CommandContext, a: Args) -> States:
     store = _store(ctx)
 
-    def read_all() -> list[dict[str, Any]]:
-        found = []
+    def read_all() -> list[Listed]:
+        found: list[Listed] = []
         for name in store.names():
             state = store.load(name)
-            found.append(summary(name, state) if state is not None else {"name": name, "error": "unreadable"})
+            # A summary is a Listed with every field there (mypy cannot see that NotRequired allows it).
+            item = cast("Listed", summary(name, state)) if state is not None else None
+            found.append(item or {"name": name, "error": "unreadable"})
         return found
 
     return {"states": await asyncio.to_thread(read_all)}
@@ -156,7 +218,7 @@ COMMANDS: list[Command[Any]] = [
         "save cookies + local/sessionStorage + URL (encrypted)",
         _save_state,
         SaveStateArgs,
-        result="{saved:true, name, url, saved_at, cookies:N, localStorage:N, sessionStorage:N}",
+        returns=Saved,
         notes="Every cookie the page would send (HttpOnly included), the origin's localStorage and sessionStorage, "
         "and the URL; encrypted on disk with a key in the OS keyring. Answers give counts, never values; the "
         "URL is shown without its query. Saving under an existing name replaces it.",
@@ -179,7 +241,7 @@ COMMANDS: list[Command[Any]] = [
         "clear, then restore a saved state; navigate:true loads its URL",
         _load_state,
         LoadStateArgs,
-        result="{loaded:true, name, restored:{cookies, localStorage, sessionStorage}, url, title}",
+        returns=Loaded,
         notes="Clears the saved site's cookies and the page's storages, restores the saved ones, then loads the "
         "saved URL (navigate:false: stays, and the tab must already show the saved origin). Changes the page: "
         "asked for like any page-changing step.",
@@ -203,7 +265,7 @@ COMMANDS: list[Command[Any]] = [
         "delete a saved state",
         _delete_state,
         StateNameArgs,
-        result="{deleted:true, name}",
+        returns=StateDeleted,
         example={"name": "logged-in"},
         example_result={"deleted": True, "name": "logged-in"},
         **_GATE,
@@ -215,8 +277,17 @@ COMMANDS: list[Command[Any]] = [
         "config",
         "saved states (counts, never values)",
         _list_states,
-        result="{states:[{name, url, saved_at, cookies, localStorage, sessionStorage}]}",
-        example_result={"states": [{"name": "logged-in", "url": "https://example.com/account", **COUNTS_EXAMPLE}]},
+        returns=States,
+        example_result={
+            "states": [
+                {
+                    "name": "logged-in",
+                    "url": "https://example.com/account",
+                    "saved_at": 1767225600.0,
+                    **COUNTS_EXAMPLE,
+                }
+            ]
+        },
         **_GATE,
         cli=Cli("states"),
     ),

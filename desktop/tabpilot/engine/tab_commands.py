@@ -9,7 +9,7 @@ None is a workflow step: a saved workflow runs in one tab.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal, TypedDict
 
 from tabpilot.engine.args import Args, arg
 from tabpilot.engine.commands import Cli, Command
@@ -31,11 +31,22 @@ class TabIdArgs(Args):
     tab_id: int = arg("the tab (observe tabs lists them)")
 
 
-def _tab(answer: dict[str, Any]) -> dict[str, Any]:
+class TabRef(TypedDict):
+    tab_id: int
+    url: str
+    title: str
+
+
+class TabClosed(TypedDict):
+    closed: Literal[True]
+    tab_id: int
+
+
+def _tab(answer: dict[str, Any]) -> TabRef:
     return {"tab_id": answer["tab_id"], "url": answer.get("url", ""), "title": answer.get("title", "")}
 
 
-async def _new_tab(ctx: CommandContext, a: NewTabArgs) -> dict[str, Any]:
+async def _new_tab(ctx: CommandContext, a: NewTabArgs) -> TabRef:
     params = {**a.wire(), "url": check_url(a.url)}
     answer = await ctx.browser_request("tabs.open", params, timeout_s=a.timeout_ms / 1000 + TIMEOUT_MARGIN_S)
     tab = _tab(answer)
@@ -44,14 +55,14 @@ async def _new_tab(ctx: CommandContext, a: NewTabArgs) -> dict[str, Any]:
     return tab
 
 
-async def _switch_tab(ctx: CommandContext, a: TabIdArgs) -> dict[str, Any]:
+async def _switch_tab(ctx: CommandContext, a: TabIdArgs) -> TabRef:
     ctx.engine.tab_owners.check(ctx.session, a.tab_id, acting=True, named=True)
     tab = _tab(await ctx.browser_request("tabs.activate", {"tab_id": a.tab_id}))
     ctx.engine.tab_owners.switched(ctx.session.key, a.tab_id)
     return tab
 
 
-async def _close_tab(ctx: CommandContext, a: TabIdArgs) -> dict[str, Any]:
+async def _close_tab(ctx: CommandContext, a: TabIdArgs) -> TabClosed:
     owners = ctx.engine.tab_owners
     owner = owners.owner(a.tab_id)
     if ctx.session.key != PERSON and (owner is None or owner.key != ctx.session.key):
@@ -77,7 +88,7 @@ COMMANDS: list[Command[Any]] = [
         "open a tab of your own (loads url)",
         _new_tab,
         NewTabArgs,
-        result="{tab_id, url, title}",
+        returns=TabRef,
         notes="The new tab is yours: calls that name no tab_id go to it, and other agents cannot act on it "
         "(tab_not_owned). It opens in front, in the browser commands go to by default.",
         example={"url": "https://example.com/"},
@@ -93,7 +104,7 @@ COMMANDS: list[Command[Any]] = [
         "bring a tab to front; your calls go to it",
         _switch_tab,
         TabIdArgs,
-        result="{tab_id, url, title}",
+        returns=TabRef,
         notes="Your own tab, or one nobody owns (the person's); another agent's is refused with tab_not_owned.",
         example={"tab_id": 1073741825},
         example_result=TAB_RESULT,
@@ -108,7 +119,7 @@ COMMANDS: list[Command[Any]] = [
         "close a tab you opened or were handed",
         _close_tab,
         TabIdArgs,
-        result="{closed:true, tab_id}",
+        returns=TabClosed,
         notes="Only your own tabs: the person's and other agents' are refused with tab_not_owned.",
         example={"tab_id": 1073741825},
         example_result={"closed": True, "tab_id": 1073741825},

@@ -7,7 +7,7 @@ import pytest
 from tabpilot.engine.chain import MAX_CHAIN, ChainCall, parse_calls, run_chain
 from tabpilot.engine.errors import TabpilotError
 from tests.unit.engine.conftest import EngineFactory
-from tests.unit.fakes import FakeBrowser
+from tests.unit.fakes import FakeBrowser, page_info
 
 NAV = ChainCall("interact", {"action": "navigate", "url": "https://a.test/"})
 PAGE = ChainCall("observe", {"what": "page"})
@@ -18,7 +18,7 @@ async def test_a_chain_runs_every_call_in_order_as_single_calls_would(
 ) -> None:
     engine = make_engine(pilot_on=True)
     browser.replies["tab.navigate"] = {"status": "complete", "url": "https://a.test/", "title": "A"}
-    browser.replies["page.info"] = {"url": "https://a.test/", "title": "A"}
+    browser.replies["page.info"] = page_info(url="https://a.test/", title="A")
     answer = await run_chain(engine, [NAV, PAGE, PAGE], "cli")
     assert answer["ok"] is True and answer["completed"] == 3 and answer["total"] == 3
     assert [r["result"]["title"] for r in answer["results"]] == ["A", "A", "A"]
@@ -29,7 +29,7 @@ async def test_a_chain_runs_every_call_in_order_as_single_calls_would(
 
 async def test_a_chain_stops_at_the_first_error(make_engine: EngineFactory, browser: FakeBrowser) -> None:
     engine = make_engine(pilot_on=False)  # navigate is refused: the pilot is off
-    browser.replies["page.info"] = {"url": "https://a.test/", "title": "A"}
+    browser.replies["page.info"] = page_info(url="https://a.test/", title="A")
     answer = await run_chain(engine, [PAGE, NAV, PAGE], "cli")
     assert answer["ok"] is False and answer["completed"] == 1 and answer["total"] == 3
     assert answer["results"][1] == {"ok": False, "error": answer["results"][1]["error"]}

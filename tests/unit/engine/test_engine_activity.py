@@ -13,7 +13,7 @@ from tabpilot.engine.errors import TabpilotError
 from tabpilot.engine.events import ActivityEvent
 from tests.support.waiting import until
 from tests.unit.engine.conftest import EngineFactory, Gate
-from tests.unit.fakes import FakeApprovals, FakeBrowser, FakeClock
+from tests.unit.fakes import FakeApprovals, FakeBrowser, FakeClock, page_info
 
 
 @pytest.fixture
@@ -37,7 +37,7 @@ async def test_started_and_finished_with_outcome_duration_and_agent(
 ) -> None:
     async def slow_page(params: dict[str, Any]) -> dict[str, Any]:
         clock.advance(1.25)
-        return {"url": "https://a.test/"}
+        return page_info(url="https://a.test/")
 
     browser.replies["page.info"] = slow_page
     events = record(engine)
@@ -97,6 +97,6 @@ async def test_a_failing_subscriber_does_not_break_the_command(
     events = record(engine)
     with caplog.at_level(logging.ERROR, logger="tabpilot.engine"):
         result = await asyncio.wait_for(engine.call("observe", {"what": "tabs"}), 5)
-    assert result == {"op": "tabs.list", "params": {}}
+    assert result == {"tabs": []}
     assert [e.phase for e in events] == ["started", "finished"]
     assert any("activity subscriber failed" in r.getMessage() for r in caplog.records)

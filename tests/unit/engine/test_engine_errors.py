@@ -12,7 +12,7 @@ from tabpilot.engine.core import Engine
 from tabpilot.engine.errors import TabpilotError
 from tests.support.waiting import until
 from tests.unit.engine.conftest import EngineFactory
-from tests.unit.fakes import FakeBrowser
+from tests.unit.fakes import FakeBrowser, page_info
 
 
 async def test_a_bug_in_a_handler_becomes_internal_with_a_log_ref(
@@ -67,11 +67,11 @@ async def test_a_call_waits_for_a_browser_that_is_on_its_way(make_engine: Engine
     browser.connect(False)
     engine = make_engine()
     engine.browser_expected = lambda: True
-    browser.replies["page.info"] = {"title": "ready"}
+    browser.replies["page.info"] = page_info(title="ready")
     call = asyncio.create_task(engine.call("observe", {"what": "page"}))
     await until(lambda: browser.connected_reads > 0, timeout=5, what="the call to look for a browser")
     await asyncio.sleep(0)
     assert not call.done()
     browser.connect(True)
     engine.set_browser_connected(True)
-    assert await asyncio.wait_for(call, 5) == {"title": "ready"}
+    assert (await asyncio.wait_for(call, 5))["title"] == "ready"

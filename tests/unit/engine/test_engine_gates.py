@@ -6,7 +6,7 @@ import pytest
 
 from tabpilot.engine.errors import TabpilotError
 from tests.unit.engine.conftest import EngineFactory
-from tests.unit.fakes import FakeApprovals, FakeBrowser
+from tests.unit.fakes import FakeApprovals, FakeBrowser, page_info
 
 JS = {"action": "execute_js", "script": "document.title"}
 
@@ -27,8 +27,8 @@ async def test_interact_with_the_pilot_off_is_refused_before_anything_happens(
 
 async def test_observe_works_with_the_pilot_off(make_engine: EngineFactory, browser: FakeBrowser) -> None:
     engine = make_engine(pilot_on=False)
-    browser.replies["page.info"] = {"url": "https://a.test/", "title": "A"}
-    assert await engine.call("observe", {"what": "page"}) == {"url": "https://a.test/", "title": "A"}
+    browser.replies["page.info"] = page_info(url="https://a.test/", title="A")
+    assert await engine.call("observe", {"what": "page"}) == page_info(url="https://a.test/", title="A")
     assert browser.ops == ["page.info"]
 
 

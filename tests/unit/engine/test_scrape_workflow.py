@@ -429,7 +429,11 @@ async def test_login_redirect_stops_with_partial_data(wf_engine: Engine, browser
 
 
 async def test_login_redirect_keeps_partial_data_even_under_abort(wf_engine: Engine, browser: FakeBrowser) -> None:
-    browser.replies["tab.navigate"] = {"status": "complete", "url": "https://sso.corp.test/auth?return=x"}
+    browser.replies["tab.navigate"] = {
+        "status": "complete",
+        "url": "https://sso.corp.test/auth?return=x",
+        "title": "SSO",
+    }
     steps = [EXTRACT, {"type": "navigate", "url": "https://a.test/reports"}]
     error = await error_of(wf_engine.call("interact", workflow_args(steps, error_recovery={"on_failure": "abort"})))
     assert error.code == "navigation_redirect"
@@ -444,7 +448,11 @@ async def test_an_ordinary_redirect_is_fine(wf_engine: Engine, browser: FakeBrow
 
 
 async def test_allow_redirect_skips_the_check(wf_engine: Engine, browser: FakeBrowser) -> None:
-    browser.replies["tab.navigate"] = {"status": "complete", "url": "https://a.test/login?next=/protected"}
+    browser.replies["tab.navigate"] = {
+        "status": "complete",
+        "url": "https://a.test/login?next=/protected",
+        "title": "Login",
+    }
     steps = [{"type": "navigate", "url": "https://a.test/protected", "allow_redirect": True}]
     result = await wf_engine.call("interact", workflow_args(steps))
     assert result["status"] == "complete"

@@ -61,12 +61,26 @@ def engine_with(browser: FakeBrowser) -> Engine:
 async def test_results_and_errors_of_every_later_call_are_scrubbed() -> None:
     browser = FakeBrowser(active_url="https://shop.test/")
     engine = engine_with(browser)
-    browser.replies["dom.fill"] = {"ok": True}
+    browser.replies["dom.fill"] = {"filled": True, "changed": "no visible change"}
     await engine.call("interact", {"action": "fill", "selector": "#key", "value": REF})
     assert engine.known_secrets == {"apikey": SECRET}
 
     # The page shows what was typed: a DOM read, a script's answer, its base64 — all come back as references.
-    browser.replies["dom.query"] = {"matches": [{"text": f"key: {SECRET}", "attributes": {"value": SECRET}}]}
+    match = {
+        "selector": "#key",
+        "tag": "input",
+        "attributes": {"value": SECRET},
+        "text": f"key: {SECRET}",
+        "boundingBox": {"x": 0, "y": 0, "width": 200, "height": 20},
+        "visible": True,
+    }
+    browser.replies["dom.query"] = {
+        "url": "https://shop.test/",
+        "title": "Shop",
+        "matches": [match],
+        "matchCount": 1,
+        "returnedCount": 1,
+    }
     read = await engine.call("observe", {"what": "dom", "selector": "#key"})
     assert SECRET not in json.dumps(read) and REF in json.dumps(read)
     encoded = base64.b64encode(SECRET.encode()).decode()

@@ -133,7 +133,18 @@ async def test_snapshot_works_with_the_pilot_off_and_highlight_does_not(make_eng
 
 
 async def test_highlight_asks_for_no_approval_and_passes_its_duration(engine: Engine, browser: FakeBrowser) -> None:
-    browser.queue("dom.highlight", {"highlighted": True, "bounds": {"x": 1, "y": 2, "width": 3, "height": 4}})
+    browser.queue(
+        "dom.highlight",
+        {
+            "highlighted": True,
+            "selector": "@e43",
+            "bounds": {"x": 1, "y": 2, "width": 3, "height": 4},
+            "duration_ms": 800,
+            "role": "button",
+            "name": "Save",
+            "frame": "@f9",
+        },
+    )
     out = await engine.call("interact", {"action": "highlight", "selector": "@e43", "duration_ms": 800, "frame": "@e9"})
     assert out["bounds"] == {"x": 1, "y": 2, "width": 3, "height": 4}
     assert browser.calls[-1].params["duration_ms"] == 800 and browser.calls[-1].params["frame"] == "@e9"
