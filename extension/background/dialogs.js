@@ -134,7 +134,7 @@ export async function guarded(op, params, pageChanging, run) {
   }
   if (!pageChanging) throw dialogOpen(dialog);
   const usual = RAISED[op]?.(params, dialog) ?? {};
-  return { ...usual, dialog: { ...shown(dialog), open: true } };
+  return { ...usual, changed: `a ${dialog.type} dialog opened`, dialog: { ...shown(dialog), open: true } };
 }
 
 /** An answer given during the op (an armed one, the policy's) is told in its result. */

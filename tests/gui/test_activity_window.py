@@ -141,7 +141,7 @@ async def test_every_command_with_its_outcome_and_secrets_only_as_references(
     assert fill["decided_by"] == "--approve auto"
     assert fill["site"] == ORIGIN
     assert fill["status"] == "ok"
-    assert fill["result"]["echo"] == f"{{{{secret:{name}}}}}"
+    assert fill["result"]["changed"] == f"text '{{{{secret:{name}}}}}' appeared"
     script = await detail_of(window, window.model.commands()[1].correlation_id)
     assert script["result"]["result"] == f"field holds {{{{secret:{name}}}}}"
     failed = await detail_of(window, window.model.commands()[2].correlation_id)

@@ -25,6 +25,9 @@ from tabpilot.engine.policy import class_name
 from tabpilot.engine.ports import ApprovalDecision, ApprovalRequest
 from tabpilot.ui.approval_dialog import ApprovalDialogs
 
+CLICKED = {"clicked": True, "changed": "no visible change"}
+"""What the extension answers for a click that changed nothing visible."""
+
 SCRIPT = "document.title = 'changed'; return 1 + 1"
 PAGE = "https://shop.example/cart?step=2"
 
@@ -206,7 +209,7 @@ async def test_parameters_are_shown_whole_and_secrets_only_as_references(
 
         def dom_fill(params: dict[str, Any]) -> dict[str, Any]:
             filled.append(params)
-            return {"filled": True}
+            return {"filled": True, "changed": "no visible change"}
 
         await connect_extension(app, dom_fill=dom_fill, tabs_resolve=tab, tab_crop=lambda p: {"found": False})
         call = asyncio.get_running_loop().create_task(
@@ -220,7 +223,7 @@ async def test_parameters_are_shown_whole_and_secrets_only_as_references(
         assert "hunter2" not in shown
         assert all("hunter2" not in label.text() for label in dialog.findChildren(type(dialog.title_label)))
         await click(dialog, "Allow once")
-        assert await asyncio.wait_for(call, 5) == {"filled": True}
+        assert await asyncio.wait_for(call, 5) == {"filled": True, "changed": "no visible change"}
         assert filled[0]["value"] == "hunter2-very-secret", "the page gets the value, the person saw the name"
 
         # A long script is shown whole (it scrolls), never cut.
@@ -262,7 +265,9 @@ async def test_the_prompt_shows_at_once_then_the_outlined_picture(
         await release.wait()
         return answers[len(crops) - 1]
 
-    await connect_extension(app, tabs_resolve=tab, tab_crop=tab_crop, dom_click=lambda p: {"clicked": True})
+    await connect_extension(
+        app, tabs_resolve=tab, tab_crop=tab_crop, dom_click=lambda p: {"clicked": True, "changed": "no visible change"}
+    )
 
     call = click_call(app, "#buy")
     dialog = await next_dialog(dialogs)
@@ -279,7 +284,7 @@ async def test_the_prompt_shows_at_once_then_the_outlined_picture(
     assert outline_drawn(pixmap.toImage(), dialog)
     assert "#buy" in dialog.picture_caption.text()
     await click(dialog, "Allow once")
-    assert await asyncio.wait_for(call, 5) == {"clicked": True}
+    assert await asyncio.wait_for(call, 5) == CLICKED
 
     call = click_call(app, "#below")
     dialog = await next_dialog(dialogs)
@@ -307,7 +312,7 @@ async def test_several_prompts_at_once_each_get_their_own_answer(
 
     def dom_click(params: dict[str, Any]) -> dict[str, Any]:
         clicked.append(params["selector"])
-        return {"clicked": True}
+        return {"clicked": True, "changed": "no visible change"}
 
     await connect_extension(app, dom_click=dom_click)
     first, second, third = (click_call(app, s, agent=a) for s, a in (("#a", "one"), ("#b", "two"), ("#c", "three")))
@@ -317,12 +322,12 @@ async def test_several_prompts_at_once_each_get_their_own_answer(
     positions = {(d.x(), d.y()) for d in dialogs.open}
     assert len(positions) == 3, "stacked prompts are offset so each can be seen"
     await click(by_agent["two"], "Allow once")
-    assert await asyncio.wait_for(second, 5) == {"clicked": True}
+    assert await asyncio.wait_for(second, 5) == CLICKED
     assert not first.done() and not third.done()
     QTest.mouseClick(button(by_agent["three"], "Deny"), Qt.MouseButton.LeftButton)
     await denied(third)
     await click(by_agent["one"], "Allow once")
-    assert await asyncio.wait_for(first, 5) == {"clicked": True}
+    assert await asyncio.wait_for(first, 5) == CLICKED
     assert clicked == ["#b", "#a"]
     assert dialogs.open == []
 

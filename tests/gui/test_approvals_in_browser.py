@@ -166,7 +166,7 @@ async def test_an_agents_click_asks_with_the_target_outlined_and_the_answer_is_w
     call = click_call(app, "#change")
     dialog = await next_dialog(dialogs)
     await click(dialog, "Allow once")
-    assert await asyncio.wait_for(call, 10) == {"clicked": True}
+    assert (await asyncio.wait_for(call, 10))["clicked"] is True
     assert await page.inner_text("#change") == "Clicked"
     assert app.policy.rules() == []
 
@@ -175,7 +175,7 @@ async def test_an_agents_click_asks_with_the_target_outlined_and_the_answer_is_w
     dialog = await next_dialog(dialogs)
     dialog.site_minutes.setCurrentIndex(dialog.site_minutes.findData(5))
     await click(dialog, "Allow for this site")
-    assert await asyncio.wait_for(call, 10) == {"clicked": True}
+    assert (await asyncio.wait_for(call, 10))["clicked"] is True
     [rule] = app.policy.rules()
     assert (rule.kind, rule.origin, rule.agent) == ("site", site.origin, "test-agent")
     assert rule.expires_at is not None and round(rule.expires_at - rule.created_at) == 5 * 60
@@ -252,7 +252,7 @@ async def test_no_answer_within_the_wait_gives_awaiting_approval_and_a_later_all
         result = await app.engine.call("observe", {"what": "command_result", "correlation_id": correlation_id})
         return None if "status" in result else result
 
-    assert await until(finished, timeout=10, what="the command to finish") == {"clicked": True}
+    assert (await until(finished, timeout=10, what="the command to finish"))["clicked"] is True
     assert await page.inner_text("#change") == "Clicked"
 
 

@@ -56,8 +56,14 @@ async def test_tabs_are_named_by_their_titles_once_the_menu_opens(
         asked.append(params)
         return {
             "tabs": [
-                {"tab_id": 7, "url": "https://shop.test/cart", "title": "Your cart (3 items)  — Shop", "active": True},
-                {"tab_id": 9, "url": "https://other.test/", "title": "Other", "active": False},
+                {
+                    "tab_id": 7,
+                    "url": "https://shop.test/cart",
+                    "title": "Your cart (3 items)  — Shop",
+                    "active": True,
+                    "tracked": False,
+                },
+                {"tab_id": 9, "url": "https://other.test/", "title": "Other", "active": False, "tracked": False},
             ]
         }
 

@@ -11,6 +11,7 @@ from tests.conftest import AppFactory
 from tests.gui.conftest import ExtensionFactory, TrayFactory, click_menu_item, find_action
 from tests.gui.ui_support import Notifications, click, ui_settled
 from tests.support.waiting import until
+from tests.unit.fakes import page_info
 
 from tabpilot.ui.settings_dialog import SettingsDialog
 
@@ -33,7 +34,7 @@ async def test_a_handoff_notifies_shows_resume_and_the_tray_resumes_it(
         app,
         handoff_start=lambda p: {"tab_id": 7, **LOGIN, "focused": True},
         handoff_end=end,
-        page_info=lambda p: {**LOGIN, "title": "Account", "url": "https://shop.test/account"},
+        page_info=lambda p: page_info(**{**LOGIN, "title": "Account", "url": "https://shop.test/account"}),
     )
     assert fake.welcome is not None
     answer = await app.engine.call("interact", {"action": "handoff", "reason": "Log in to the shop"})

@@ -185,6 +185,14 @@ async def test_settings_save_apply_and_say_what_needs_a_restart(
     dialog.step_delay.setValue(0.12)  # seconds
     dialog.approval_wait.setValue(7)
     dialog.redact.setPlainText("input[type=password]\n\n  .card-number  \ninput[type=password]\n")
+    # A folder that is not a full path, or not there, is refused with the reason; nothing is saved.
+    dialog.uploads.setPlainText("forms\n")
+    click(dialog.save_button)
+    assert "full paths" in dialog.status.text()
+    assert app.settings.step_delay_ms != 120
+    forms = tmp_path / "forms"
+    forms.mkdir()
+    dialog.uploads.setPlainText(f"  {forms}  \n\n{forms}\n")
     dialog.autostart.setChecked(True)
     click(dialog.save_button)
     assert dialog.restart_needed == []
@@ -197,6 +205,8 @@ async def test_settings_save_apply_and_say_what_needs_a_restart(
     saved = json.loads(app.paths.config_file.read_text(encoding="utf-8"))
     assert saved["step_delay_ms"] == 120, "stored in ms"
     assert saved["redact_selectors"] == [*DEFAULT_REDACT, ".card-number"]
+    assert saved["upload_folders"] == [str(forms)]
+    assert app.engine.config.upload_folders == (forms,)  # agents may upload from it at once
     assert autostart.enabled()
     assert (tmp_path / "xdg" / "autostart" / "tabpilot.desktop").is_file()
 

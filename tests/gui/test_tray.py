@@ -12,6 +12,7 @@ from PySide6.QtGui import QImage
 from tests.conftest import AppFactory
 from tests.gui.conftest import ErrorLog, ExtensionFactory, TrayFactory, click_menu_item, find_action
 from tests.support.waiting import until
+from tests.unit.fakes import page_info as page_answer
 
 from tabpilot.ui.icons import tray_icon
 from tabpilot.ui.main import open_managed_at_start
@@ -133,7 +134,7 @@ async def test_busy_look_while_a_command_runs(
     app = await make_app(pilot=True)
     tray = make_tray(app)
     release = asyncio.Event()
-    page = {"url": "http://127.0.0.1/", "title": "Fixture", "viewport": {"width": 800, "height": 600}}
+    page = page_answer(url="http://127.0.0.1/", title="Fixture")
 
     async def page_info(params: dict[str, Any]) -> dict[str, Any]:
         await release.wait()

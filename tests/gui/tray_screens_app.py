@@ -99,7 +99,7 @@ async def main(qt_app: QApplication) -> int:
         raise PageError("element_not_found", f"No element matches {params['selector']}.")
 
     def tabs(params: dict[str, Any]) -> dict[str, Any]:
-        return {"tabs": [{"tab_id": 1, "url": f"{ORIGIN}/", "title": "Jobs", "active": True}]}
+        return {"tabs": [{"tab_id": 1, "url": f"{ORIGIN}/", "title": "Jobs", "active": True, "tracked": False}]}
 
     fake = paired_with(app)
     for op, handler in {**site.handlers(), "dom_click": missing, "tabs_list": tabs}.items():

@@ -107,8 +107,20 @@ async def main(qt_app: QApplication) -> int:
     def tabs(params: dict[str, Any]) -> dict[str, Any]:
         return {
             "tabs": [
-                {"tab_id": 1, "url": f"{ORIGIN}/search", "title": "Python jobs in Lyon — Jobs", "active": True},
-                {"tab_id": 2, "url": "https://shop.test/cart", "title": "Your cart (3 items)", "active": False},
+                {
+                    "tab_id": 1,
+                    "url": f"{ORIGIN}/search",
+                    "title": "Python jobs in Lyon — Jobs",
+                    "active": True,
+                    "tracked": False,
+                },
+                {
+                    "tab_id": 2,
+                    "url": "https://shop.test/cart",
+                    "title": "Your cart (3 items)",
+                    "active": False,
+                    "tracked": False,
+                },
             ]
         }
 

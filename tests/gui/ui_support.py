@@ -69,8 +69,8 @@ class JobsSite:
 
     def fill(self, params: dict[str, Any]) -> dict[str, Any]:
         self.filled.append(params["value"])
-        # A page echoing what was typed: results must come back with the reference, not the value.
-        return {"filled": True, "echo": params["value"]}
+        # A page showing what was typed: results must come back with the reference, not the value.
+        return {"filled": True, "changed": f"text '{params['value']}' appeared"}
 
     async def extract(self, params: dict[str, Any]) -> dict[str, Any]:
         if self.hold is not None:
@@ -81,7 +81,18 @@ class JobsSite:
         return {"rows": found, "matched": len(found), "returned": len(found), "url": f"{ORIGIN}/list", "warnings": []}
 
     def page(self, params: dict[str, Any]) -> dict[str, Any]:
-        return {"url": f"{ORIGIN}/", "title": "Jobs", "viewport": {"width": 800, "height": 600}}
+        return {
+            "url": f"{ORIGIN}/",
+            "title": "Jobs",
+            "viewport": {"width": 800, "height": 600},
+            "scroll": {"x": 0, "y": 0},
+            "documentHeight": 600,
+            "forms": [],
+            "headings": ["Jobs"],
+            "links": 0,
+            "images": 0,
+            "interactiveElements": 0,
+        }
 
     def script(self, params: dict[str, Any]) -> dict[str, Any]:
         # A script reading the password field back: not scrubbed by the engine, so the UI must.

@@ -164,13 +164,23 @@ async def test_your_own_browser_connects_beside_another_and_commands_go_to_the_t
     in; a command goes to the browser whose tab it names, and one naming none to the person's own browser."""
     app = await make_app()
     other = paired_with(app)
-    other.on("tabs.list", lambda p: {"tabs": [{"tab_id": 1, "url": "https://other.test/", "active": True}]})
+    other.on(
+        "tabs.list",
+        lambda p: {
+            "tabs": [{"tab_id": 1, "url": "https://other.test/", "title": "Other", "active": True, "tracked": False}]
+        },
+    )
     other.on("page.info", lambda p: {"tab_id": p.get("tab_id"), "url": "https://other.test/"})
     await other.connect()
     await until(lambda: app.link.connected, what="the other browser")
     offered = app.offer_pairing_code()["code"]
     mine = FakeExtension(port(app), auth="pairing", secret=normalize_code(offered))
-    mine.on("tabs.list", lambda p: {"tabs": [{"tab_id": 1, "url": "https://mine.test/", "active": True}]})
+    mine.on(
+        "tabs.list",
+        lambda p: {
+            "tabs": [{"tab_id": 1, "url": "https://mine.test/", "title": "Mine", "active": True, "tracked": False}]
+        },
+    )
     mine.on("page.info", lambda p: {"tab_id": p.get("tab_id") or 1, "url": "https://mine.test/"})
     await mine.connect(browser={"name": "Chromium", "version": "130.0", "os": "Linux"})
     assert mine.welcome is not None, mine.refused
@@ -253,3 +263,8 @@ async def test_a_serve_that_an_agent_started_prints_no_code_and_says_to_run_tabp
     [pending] = app.pairings.pending()
     printed = capsys.readouterr()
     assert pending.code not in normalize_code(printed.err + printed.out)
+
+
+def _tab(url: str, title: str) -> dict[str, object]:
+    """A tab as tabs.list lists it."""
+    return {"tab_id": 1, "url": url, "title": title, "active": True, "tracked": False}

@@ -30,7 +30,7 @@ Kind = Literal["read", "navigate", "mutate", "config"]
 """read: changes nothing; navigate: moves a tab to another page (or scrolls it); mutate: changes a page
 (needs approval); config: changes Tabpilot's own data (tracked tab, saved workflows, capture buffers)."""
 ToolName = Literal["observe", "interact", "configure", "generate"]
-ApprovalClass = Literal["element", "javascript", "workflows"]
+ApprovalClass = Literal["element", "javascript", "state", "workflows"]
 
 TOOLS: tuple[ToolName, ...] = ("observe", "interact", "configure", "generate")
 DISCRIMINATOR: dict[str, str] = {
@@ -185,7 +185,12 @@ class Command(Generic[A]):
         """The handler, with its typed arguments."""
         answer = await self.handler(ctx, self.typed(values))
         if self.returns is not None and results.checking():
-            wrong = results.problems(answer, self.returns, also=results.TabFields if self.targets_tab else None)
+            wrong = results.problems(
+                answer,
+                self.returns,
+                also=results.TabFields if self.targets_tab else None,
+                partial=self.targets_tab and results.cut_short(answer),
+            )
             if wrong:
                 raise TabpilotError("internal", f"{self.name} answered outside its declaration: {'; '.join(wrong)}.")
         return dict(answer)

@@ -44,6 +44,7 @@ class OpenDialog(TypedDict):
     default_prompt: NotRequired[str]
     url: str
     open_ms: int
+    browser: NotRequired[str]
 
 
 class ArmedAnswer(TypedDict):
@@ -51,6 +52,7 @@ class ArmedAnswer(TypedDict):
     accept: bool
     prompt_text: bool
     """Whether a prompt text is armed (never the text)."""
+    browser: NotRequired[str]
 
 
 class Policy(TypedDict):

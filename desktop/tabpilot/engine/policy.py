@@ -36,6 +36,7 @@ MAX_SITE_MINUTES = 24 * 60
 CLASS_WORDS: dict[str, str] = {
     "element": "element actions",
     "javascript": "running JavaScript",
+    "state": "restoring saved browser states (cookies and storage)",
     "workflows": "running workflows whose steps are not all element actions",
 }
 

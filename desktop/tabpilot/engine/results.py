@@ -110,25 +110,44 @@ class DialogSeen(TypedDict):
     accepted: NotRequired[bool]
     by: NotRequired[str]
     open: NotRequired[bool]
+    browser: NotRequired[str]
+    """Which browser, when several are connected (observe dialogs asks them all)."""
+
+
+class OpenedTab(TypedDict):
+    tab_id: int
+    url: str
 
 
 class TabFields(TypedDict):
     """What any command on a tab may answer besides its own result: the dialog it raised or met (open, or
-    answered meanwhile by an armed answer or the person's policy). Dialogs never hang a tab, so a call's
-    answer is where the agent learns of one."""
+    answered meanwhile by an armed answer or the person's policy; dialogs never hang a tab, so a call's
+    answer is where the agent learns of one), and the tab its page opened (a target=_blank link)."""
 
     dialog: NotRequired[DialogSeen]
+    new_tab: NotRequired[OpenedTab]
+    changed: NotRequired[str]
+    """What the call changed in one line; a call a dialog cut short says so here (`a confirm dialog opened`)."""
 
 
-def problems(value: Any, td: type, where: str = "result", *, also: type | None = None) -> list[str]:
+def cut_short(value: Any) -> bool:
+    """An action a JavaScript dialog interrupted: it answers what it knows, `changed` and the open dialog."""
+    dialog = value.get("dialog") if isinstance(value, Mapping) else None
+    return isinstance(dialog, Mapping) and dialog.get("open") is True
+
+
+def problems(
+    value: Any, td: type, where: str = "result", *, also: type | None = None, partial: bool = False
+) -> list[str]:
     """What in `value` the TypedDict `td` does not allow: missing required fields, unknown fields, and the
     same inside nested declared objects. Scalar types are mypy's business; this checks the shape. `also`:
-    fields any such command may add (TabFields for the commands on a tab)."""
+    fields any such command may add (TabFields for the commands on a tab); `partial`: fields it lacks are
+    fine (an action cut short), fields it should not have are not."""
     if not isinstance(value, Mapping):
         return [f"{where} is {type(value).__name__}, not an object"]
     hints = {**(_fields(also) if also is not None else {}), **_fields(td)}
     found: list[str] = []
-    required = _required(td)
+    required = frozenset() if partial else _required(td)
     for name in sorted(required - value.keys()):
         found.append(f"{where} lacks '{name}'")
     # Fields whose name starts with `_` are the engine's own (a picture to attach), never the agent's.

@@ -254,7 +254,9 @@ COMMANDS: list[Command[Any]] = [
             "title": "Your account",
         },
         ops=("state.load",),
-        approval="javascript",
+        # Its own class: it rewrites a site's cookies and storage, so neither a rule for clicks nor one for
+        # JavaScript covers it, and a rule for it covers nothing else.
+        approval="state",
         **_GATE,
         cli=Cli("load-state", positional=("name",)),
     ),

@@ -1,4 +1,5 @@
-"""The Settings dialog: port, managed browser, delays, redaction, start at login, and rotating the token.
+"""The Settings dialog: port, managed browser, delays, dialogs, redaction, upload folders, start at login,
+and rotating the token.
 
 Save hands the new settings to the app, which uses at once what it can and says what needs a restart.
 """
@@ -171,6 +172,14 @@ class SettingsDialog(QDialog):
         self.redact.setToolTip("Elements whose content is never read out of a page (shown as [REDACTED]).")
         self.redact.setFixedHeight(self.fontMetrics().height() * 6)
         work_form.addRow("Never read (redact):", self.redact)
+        self.uploads = QPlainTextEdit()
+        self.uploads.setPlaceholderText("one folder per line, e.g. ~/Documents/forms")
+        self.uploads.setToolTip(
+            "Agents may upload files (interact upload) from Tabpilot's own uploads folder and from these. "
+            "Each upload still asks you first, naming every file."
+        )
+        self.uploads.setFixedHeight(self.fontMetrics().height() * 4)
+        work_form.addRow("Agents may upload from:", self.uploads)
         layout.addWidget(work)
         align_labels(bridge_form, browser_form, work_form)
 
@@ -209,6 +218,7 @@ class SettingsDialog(QDialog):
         self.dialog_after.setValue(settings.dialog_dismiss_after_s)
         self._dialog_policy_changed()
         self.redact.setPlainText("\n".join(settings.redact_selectors))
+        self.uploads.setPlainText("\n".join(settings.upload_folders))
         self.autostart.setChecked(autostart.enabled())
         self.status.clear()
 
@@ -227,7 +237,15 @@ class SettingsDialog(QDialog):
             redact_selectors=selectors,
             dialog_policy=str(self.dialog_policy.currentData()),
             dialog_dismiss_after_s=self.dialog_after.value(),
+            upload_folders=self._upload_folders(),
         )
+
+    def _upload_folders(self) -> list[str]:
+        folders: list[str] = []
+        for line in self.uploads.toPlainText().splitlines():
+            if line.strip() and line.strip() not in folders:
+                folders.append(line.strip())
+        return folders
 
     def _dialog_policy_changed(self) -> None:
         self.dialog_after.setEnabled(self.dialog_policy.currentData() == "dismiss")
@@ -237,6 +255,11 @@ class SettingsDialog(QDialog):
         problems: list[str] = []
         if settings.browser_executable and not Path(settings.browser_executable).is_file():
             problems.append(f"There is no file {settings.browser_executable}.")
+        for folder in settings.upload_folders:
+            if not folder.startswith(("/", "~")):
+                problems.append(f"Upload folders are full paths (/… or ~/…): {folder} is not.")
+            elif not Path(folder).expanduser().is_dir():
+                problems.append(f"There is no folder {folder}.")
         if problems:
             self.status.setText(" ".join(problems))
             return
