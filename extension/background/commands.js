@@ -9,7 +9,7 @@ import { crop } from "./crop.js";
 import { toContent } from "./content.js";
 import { guarded, handleDialog, listDialogs } from "./dialogs.js";
 import { executeJs } from "./execute.js";
-import { withFrame } from "./frames.js";
+import { readInFrame, withFrame } from "./frames.js";
 import { navigate } from "./navigate.js";
 import { OPERATIONS } from "./operations.js";
 import { checkParams } from "./params.js";
@@ -129,7 +129,7 @@ export const OPS = {
   "page.dismiss_overlays": onPage(dismissOverlays),
   "scrape.extract": onPage(extract),
   "scrape.next_page": onPage(nextPage),
-  "page.read": onPage((tab, p) => toContent(tab, "page.read", p)),
+  "page.read": onPage((tab, p) => readInFrame(tab, "page.read", p)),
   "a11y.audit": async (p, frameMs) => audit(await targetTab(p), p, frameMs),
   "dom.snapshot": onPage(snapshot),
   "dom.highlight": onPage(highlight),

@@ -111,3 +111,27 @@ export async function withFrame(params) {
   delete rest.frame;
   return rest;
 }
+
+/**
+ * A whole-frame read (page.read) in the frame its params name: `frame` (a selector, ref, name or URL
+ * pattern) or a selector withFrame qualified (`@f12 >> main`); the top frame otherwise.
+ * @param {chrome.tabs.Tab} tab @param {string} op @param {Record<string, any>} params
+ */
+export async function readInFrame(tab, op, params) {
+  const tabId = /** @type {number} */ (tab.id);
+  let frameId = 0;
+  const rest = { ...params };
+  if (typeof params.frame === "string" && params.frame.trim()) {
+    frameId = await locateFrame(tabId, params.frame);
+    delete rest.frame;
+  } else if (typeof params.selector === "string") {
+    const named = splitFrame(params.selector);
+    if (named.frameId) {
+      frameId = named.frameId;
+      rest.selector = named.selector || undefined;
+    }
+  }
+  const reply = await askPage(tabId, op, rest, frameId);
+  if (!reply) throw new TPError(Codes.INTERNAL, "The frame did not answer (it may be navigating).");
+  return unwrap(reply);
+}

@@ -39,7 +39,7 @@
 /** @typedef {{timeout_ms?: number, tab_id?: number}} PageDismissOverlaysParams close cookie banners and modals */
 /** @typedef {{selector: string, fields: unknown[], redact?: unknown[], max_bytes?: number, frame?: string, tab_id?: number}} ScrapeExtractParams rows from the page */
 /** @typedef {{next_selector: string, rows_selector?: string, timeout_ms?: number, tab_id?: number}} ScrapeNextPageParams click next and wait for the rows to change */
-/** @typedef {{what: string, selector?: string, max_bytes?: number, properties?: unknown[], redact?: unknown[], tab_id?: number}} PageReadParams a reading helper's answer (text, html, links, forms, markdown, ...) */
+/** @typedef {{what: string, selector?: string, max_bytes?: number, properties?: unknown[], redact?: unknown[], frame?: string, tab_id?: number}} PageReadParams a reading helper's answer (text, html, links, forms, markdown, ...) */
 /** @typedef {{interactive_only?: boolean, scope?: string, max_depth?: number, redact?: unknown[], timeout_ms?: number, frame?: string, tab_id?: number}} DomSnapshotParams the accessibility tree as text with refs, frames included */
 /** @typedef {{selector: string, duration_ms?: number, timeout_ms?: number, frame?: string, tab_id?: number}} DomHighlightParams outline and label one element */
 /** @typedef {{scope?: string, tags?: unknown[], include_passes?: boolean, redact?: unknown[], timeout_ms?: number, tab_id?: number}} A11yAuditParams axe-core in the page */
@@ -352,6 +352,7 @@ export const OPERATIONS = Object.freeze({
       max_bytes: {"type": ["integer"], "required": false},
       properties: {"type": ["array"], "required": false},
       redact: {"type": ["array"], "required": false},
+      frame: {"type": ["string"], "required": false},
       tab_id: {"type": ["integer"], "required": false},
     },
   },

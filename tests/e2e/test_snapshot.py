@@ -327,3 +327,19 @@ async def test_highlight_needs_the_pilot_and_snapshot_does_not(
     refused = await mcp.error("interact", {"action": "highlight", "selector": "#save"})
     assert refused["error"] == "ai_web_pilot_disabled"
     assert (await snapshot(mcp, interactive_only=True))["refs"] > 5
+
+
+async def test_the_reading_helpers_read_inside_a_frame(
+    mcp: StdioMcp, e2e_app: App, tab: Any, site: FixtureSite
+) -> None:
+    _, cross = await frames_page(e2e_app, tab, site)
+    await cross.evaluate("document.getElementById('paid').textContent = 'paid=cross only'")
+    inside = await mcp.ok("observe", {"what": "text", "frame": "#cross"})
+    assert "Inner frame (cross)" in inside["text"] and "paid=cross only" in inside["text"]
+    assert "Two frames below" not in inside["text"]  # the frame's text, not the page's
+    by_name = await mcp.ok("observe", {"what": "text", "frame": "inner", "selector": "#who"})
+    assert by_name["text"] == "Inner frame (same)"
+    html = await mcp.ok("observe", {"what": "html", "frame": "localhost", "selector": "#pay"})
+    assert "Pay now" in html["html"]
+    page = await mcp.ok("observe", {"what": "text"})
+    assert "Two frames below" in page["text"]

@@ -249,6 +249,7 @@ OPERATIONS: tuple[Operation, ...] = (
             _p("max_bytes", "integer"),
             _p("properties", "array"),
             REDACT,
+            FRAME,
             TAB_ID,
         ),
         summary="a reading helper's answer (text, html, links, forms, markdown, ...)",

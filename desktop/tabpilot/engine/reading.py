@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, NotRequired, TypedDict
 from urllib.parse import urlsplit
 
-from tabpilot.engine.args import Args, TabArgs, arg
+from tabpilot.engine.args import Args, FrameArgs, TabArgs, arg
 from tabpilot.engine.commands import Cli, Command
 from tabpilot.engine.context import CommandContext
 from tabpilot.engine.errors import TabpilotError
@@ -27,13 +27,13 @@ ACROSS_READS = ("text", "html", "links", "forms", "markdown", "structured_data",
 
 
 @dataclass(frozen=True, kw_only=True)
-class ReadArgs(TabArgs):
+class ReadArgs(FrameArgs):
     selector: str | None = arg("CSS selector (first match; default: the page)", default=None)
     max_bytes: int = arg("answer cut here, with a note", default=50_000, minimum=1_000, maximum=2_000_000, clamp=True)
 
 
 @dataclass(frozen=True, kw_only=True)
-class StylesArgs(TabArgs):
+class StylesArgs(FrameArgs):
     selector: str = arg("CSS selector (first match)")
     properties: list[str] | None = arg("style names (default: layout, box, text)", default=None)
 
