@@ -48,12 +48,17 @@ HOP_NAMES = {
 }
 
 
+EXTENSION_MARKS = ("sw_", "cdp ", "page ")
+
+
 def hop_name(a: str, b: str) -> str:
     if (a, b) in HOP_NAMES:
         return HOP_NAMES[(a, b)]
     if a.endswith(">") and b.endswith("<") and a[:-1] == b[:-1]:
         return f"extension: {a[:-1]}"
-    return f"extension: {a} → {b}"
+    if a.startswith(EXTENSION_MARKS) and b.startswith(EXTENSION_MARKS):
+        return f"extension: {a} → {b}"
+    return f"engine: {a} → {b}"  # e.g. the approval's look at the tab (tabs.resolve) before the handler
 
 
 async def traced(mcp: StdioMcp, tool: str, args: dict[str, Any]) -> list[tuple[str, float]]:
