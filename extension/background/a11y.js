@@ -7,6 +7,7 @@
 // request joins it, a different one waits for it. Node snippets and selectors never carry the values
 // or text of redacted elements (content/agent.js's redaction: `redact`, or its defaults).
 import { ensureAgent } from "./content.js";
+import { locateFrame } from "./frames.js";
 import * as ext from "./ext.js";
 import { Codes, TPError } from "./protocol.js";
 import { assertReadable } from "./tabs.js";
@@ -182,29 +183,29 @@ async function runAxe(opts) {
   return { data: out };
 }
 
-async function inTopFrame(tabId, options) {
-  const [frame] = await ext.scripting.executeScript({ target: { tabId, frameIds: [0] }, ...options });
+async function inFrame(tabId, frameId, options) {
+  const [frame] = await ext.scripting.executeScript({ target: { tabId, frameIds: [frameId] }, ...options });
   return frame?.result;
 }
 
-async function topDocument(tabId) {
+async function frameDocument(tabId, frameId) {
   try {
-    return (await ext.webNavigation.getFrame({ tabId, frameId: 0 }))?.documentId ?? "";
+    return (await ext.webNavigation.getFrame({ tabId, frameId }))?.documentId ?? "";
   } catch {
     return "";
   }
 }
 
-async function startRun(tabId, opts) {
-  await ensureAgent(tabId); // its redaction is used for the snippets
-  const loaded = await inTopFrame(tabId, { func: () => typeof globalThis.axe?.run === "function" });
-  if (!loaded) await inTopFrame(tabId, { files: [AXE_FILE] });
-  return inTopFrame(tabId, { func: runAxe, args: [opts] });
+async function startRun(tabId, frameId, opts) {
+  await ensureAgent(tabId, frameId); // its redaction is used for the snippets
+  const loaded = await inFrame(tabId, frameId, { func: () => typeof globalThis.axe?.run === "function" });
+  if (!loaded) await inFrame(tabId, frameId, { files: [AXE_FILE] });
+  return inFrame(tabId, frameId, { func: runAxe, args: [opts] });
 }
 
 /** The page's reply to this audit: the run going on in the tab's document if it is the same audit. */
-async function sharedRun(tabId, opts) {
-  const doc = await topDocument(tabId);
+async function sharedRun(tabId, frameId, opts) {
+  const doc = await frameDocument(tabId, frameId);
   const key = JSON.stringify(opts);
   for (;;) {
     const current = runs.get(tabId);
@@ -212,7 +213,7 @@ async function sharedRun(tabId, opts) {
     if (current.key === key) return current.done;
     await current.done.catch(() => {});
   }
-  const entry = { doc, key, done: startRun(tabId, opts) };
+  const entry = { doc, key, done: startRun(tabId, frameId, opts) };
   runs.set(tabId, entry);
   // Kept until the page answers, even after its callers timed out: axe goes on running there.
   entry.done
@@ -246,9 +247,11 @@ export async function audit(tab, params, frameMs) {
     include_passes: !!params.include_passes,
     redact: Array.isArray(params.redact) ? params.redact : null,
   };
+  // `frame` (a selector, ref, name or URL pattern): the audit runs in that frame's document.
+  const frameId = typeof params.frame === "string" && params.frame.trim() ? await locateFrame(tab.id, params.frame) : 0;
   let reply;
   try {
-    reply = await Promise.race([sharedRun(tab.id, opts), timeout]);
+    reply = await Promise.race([sharedRun(tab.id, frameId, opts), timeout]);
   } catch (err) {
     if (err instanceof TPError) throw err;
     throw new TPError(Codes.NOT_SUPPORTED, `Tabpilot cannot audit this page: ${err?.message ?? err}`, { tab_id: tab.id });

@@ -108,6 +108,8 @@ export async function withFrame(params) {
   const tab = await targetTab(params);
   const frameId = await locateFrame(tab.id, frame);
   const rest = { ...params, selector: qualify(frameId, params.selector) };
+  // A drag's drop target is in the same frame as what it drags.
+  if (typeof params.target === "string") rest.target = qualify(frameId, params.target);
   delete rest.frame;
   return rest;
 }

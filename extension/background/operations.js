@@ -42,7 +42,7 @@
 /** @typedef {{what: string, selector?: string, max_bytes?: number, properties?: unknown[], redact?: unknown[], frame?: string, tab_id?: number}} PageReadParams a reading helper's answer (text, html, links, forms, markdown, ...) */
 /** @typedef {{interactive_only?: boolean, scope?: string, max_depth?: number, redact?: unknown[], timeout_ms?: number, frame?: string, tab_id?: number}} DomSnapshotParams the accessibility tree as text with refs, frames included */
 /** @typedef {{selector: string, duration_ms?: number, timeout_ms?: number, frame?: string, tab_id?: number}} DomHighlightParams outline and label one element */
-/** @typedef {{scope?: string, tags?: unknown[], include_passes?: boolean, redact?: unknown[], timeout_ms?: number, tab_id?: number}} A11yAuditParams axe-core in the page */
+/** @typedef {{scope?: string, tags?: unknown[], include_passes?: boolean, redact?: unknown[], timeout_ms?: number, frame?: string, tab_id?: number}} A11yAuditParams axe-core in the page */
 /** @typedef {{tab_id?: number}} DialogsListParams open, armed and lately answered dialogs */
 /** @typedef {{accept: boolean, prompt_text?: string, tab_id?: number}} DialogHandleParams answer the tab's dialog, or arm the answer for its next one */
 /** @typedef {{reason: string, correlation_id: string, tab_id?: number}} HandoffStartParams bring the tab to the front and show the person why */
@@ -386,6 +386,7 @@ export const OPERATIONS = Object.freeze({
       include_passes: {"type": ["boolean"], "required": false},
       redact: {"type": ["array"], "required": false},
       timeout_ms: {"type": ["integer"], "required": false},
+      frame: {"type": ["string"], "required": false},
       tab_id: {"type": ["integer"], "required": false},
     },
   },

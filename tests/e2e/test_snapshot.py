@@ -343,3 +343,13 @@ async def test_the_reading_helpers_read_inside_a_frame(
     assert "Pay now" in html["html"]
     page = await mcp.ok("observe", {"what": "text"})
     assert "Two frames below" in page["text"]
+
+
+async def test_an_accessibility_audit_runs_inside_a_frame(
+    mcp: StdioMcp, e2e_app: App, tab: Any, site: FixtureSite
+) -> None:
+    await frames_page(e2e_app, tab, site)
+    inside = await mcp.ok("observe", {"what": "a11y_audit", "frame": "#cross", "include_passes": True})
+    assert "localhost" in inside["url"] and "frame-inner.html?who=cross" in inside["url"], inside["url"]
+    page = await mcp.ok("observe", {"what": "a11y_audit", "include_passes": True})
+    assert page["url"].endswith("/frames.html"), page["url"]

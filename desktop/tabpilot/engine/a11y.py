@@ -13,7 +13,7 @@ import weakref
 from dataclasses import dataclass, field
 from typing import Any, NotRequired, TypedDict
 
-from tabpilot.engine.args import TabArgs, arg
+from tabpilot.engine.args import FrameArgs, arg
 from tabpilot.engine.commands import Cli, Command
 from tabpilot.engine.context import CommandContext
 
@@ -58,7 +58,7 @@ def cache_for(engine: Any) -> AuditCache:
 
 
 @dataclass(frozen=True, kw_only=True)
-class AuditArgs(TabArgs):
+class AuditArgs(FrameArgs):
     scope: str | None = arg("CSS selector (default: page)", default=None)
     tags: list[str] | None = arg("axe tags, e.g. wcag2aa", default=None)
     include_passes: bool = arg("passing rules too", default=False)
@@ -112,7 +112,7 @@ async def _audit(ctx: CommandContext, a: AuditArgs) -> dict[str, Any]:
     tab = await ctx.browser_request("tabs.resolve", {"tab_id": a.tab_id})
     tab_id = int(tab["tab_id"])
     tags = tuple(a.tags or ())
-    key: CacheKey = (str(tab.get("url", "")), a.scope or "", tags, a.include_passes)
+    key: CacheKey = (str(tab.get("url", "")), f"{a.frame or ''}|{a.scope or ''}", tags, a.include_passes)
     cache = cache_for(ctx.engine)
     clock = ctx.engine.clock
     async with cache.lock(tab_id):
@@ -124,6 +124,7 @@ async def _audit(ctx: CommandContext, a: AuditArgs) -> dict[str, Any]:
             {
                 "tab_id": tab_id,
                 "scope": a.scope,
+                "frame": a.frame,
                 "tags": list(tags) or None,
                 "include_passes": a.include_passes,
                 "redact": list(ctx.engine.config.redact_selectors),

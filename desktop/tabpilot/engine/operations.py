@@ -275,7 +275,7 @@ OPERATIONS: tuple[Operation, ...] = (
     ),
     Operation(
         "a11y.audit",
-        (_p("scope", "string"), _p("tags", "array"), _p("include_passes", "boolean"), REDACT, TIMEOUT, TAB_ID),
+        (_p("scope", "string"), _p("tags", "array"), _p("include_passes", "boolean"), REDACT, TIMEOUT, FRAME, TAB_ID),
         summary="axe-core in the page",
     ),
     Operation("dialogs.list", (TAB_ID,), summary="open, armed and lately answered dialogs"),
