@@ -97,6 +97,10 @@ export async function frameOrigin(tabId, frameId) {
   return { x, y };
 }
 
+/** The parameters that hold a selector: all of an op's are in the one frame `frame` names (a drag's drop
+ * target is in its source's frame, a next-page control in its rows'). */
+const SELECTOR_KEYS = ["selector", "target", "next_selector", "rows_selector"];
+
 /**
  * Dispatch's step for the `frame` parameter: an op with a selector gets it qualified with the frame
  * (`@f12 >> .pay`), which every content op then follows; an op without one (dom.snapshot) reads
@@ -104,12 +108,12 @@ export async function frameOrigin(tabId, frameId) {
  */
 export async function withFrame(params) {
   const frame = params.frame;
-  if (typeof frame !== "string" || !frame.trim() || typeof params.selector !== "string") return params;
+  const keys = SELECTOR_KEYS.filter((key) => typeof params[key] === "string");
+  if (typeof frame !== "string" || !frame.trim() || !keys.length) return params;
   const tab = await targetTab(params);
   const frameId = await locateFrame(tab.id, frame);
-  const rest = { ...params, selector: qualify(frameId, params.selector) };
-  // A drag's drop target is in the same frame as what it drags.
-  if (typeof params.target === "string") rest.target = qualify(frameId, params.target);
+  const rest = { ...params };
+  for (const key of keys) rest[key] = qualify(frameId, params[key]);
   delete rest.frame;
   return rest;
 }

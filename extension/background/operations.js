@@ -38,7 +38,7 @@
 /** @typedef {{url?: string, selector?: string, timeout_ms?: number, tab_id?: number}} PageDownloadParams fetch a URL with the browser's cookies */
 /** @typedef {{timeout_ms?: number, tab_id?: number}} PageDismissOverlaysParams close cookie banners and modals */
 /** @typedef {{selector: string, fields: unknown[], redact?: unknown[], max_bytes?: number, frame?: string, tab_id?: number}} ScrapeExtractParams rows from the page */
-/** @typedef {{next_selector: string, rows_selector?: string, timeout_ms?: number, tab_id?: number}} ScrapeNextPageParams click next and wait for the rows to change */
+/** @typedef {{next_selector: string, rows_selector?: string, timeout_ms?: number, frame?: string, tab_id?: number}} ScrapeNextPageParams click next and wait for the rows to change */
 /** @typedef {{what: string, selector?: string, max_bytes?: number, properties?: unknown[], redact?: unknown[], frame?: string, tab_id?: number}} PageReadParams a reading helper's answer (text, html, links, forms, markdown, ...) */
 /** @typedef {{interactive_only?: boolean, scope?: string, max_depth?: number, redact?: unknown[], timeout_ms?: number, frame?: string, tab_id?: number}} DomSnapshotParams the accessibility tree as text with refs, frames included */
 /** @typedef {{selector: string, duration_ms?: number, timeout_ms?: number, frame?: string, tab_id?: number}} DomHighlightParams outline and label one element */
@@ -341,6 +341,7 @@ export const OPERATIONS = Object.freeze({
       next_selector: {"type": ["string"], "required": true},
       rows_selector: {"type": ["string"], "required": false},
       timeout_ms: {"type": ["integer"], "required": false},
+      frame: {"type": ["string"], "required": false},
       tab_id: {"type": ["integer"], "required": false},
     },
   },

@@ -4,7 +4,8 @@
 import { clickSelector } from "./actions.js";
 import { askPage } from "./content.js";
 import * as ext from "./ext.js";
-import { budget, inPage, requireString } from "./waiting.js";
+import { splitFrame } from "./frame_refs.js";
+import { budget, inPage, inPageAt, requireString } from "./waiting.js";
 
 export async function extract(tab, params, frameMs) {
   const deadline = budget(params, frameMs);
@@ -51,10 +52,11 @@ function after(ms, value) {
 }
 
 /** After the click: `{how: "changed" | "same" | "gone", url}`, as the page shows it. */
-async function rowsChanged(tabId, rowsSelector, before, deadline) {
+async function rowsChanged(tabId, rowsSelector, before, deadline, frameId = 0) {
   let reply;
   try {
-    reply = await askPage(tabId, "scrape.changed", { rows_selector: rowsSelector, rows: before.rows, timeout_ms: deadline.left() });
+    const params = { rows_selector: rowsSelector, rows: before.rows, timeout_ms: deadline.left() };
+    reply = await askPage(tabId, "scrape.changed", params, frameId);
   } catch {
     reply = undefined;
   }
@@ -66,15 +68,20 @@ async function rowsChanged(tabId, rowsSelector, before, deadline) {
 export async function nextPage(tab, params, frameMs) {
   const deadline = budget(params, frameMs);
   const nextSelector = requireString(params, "next_selector");
-  const rowsSelector = typeof params.rows_selector === "string" && params.rows_selector.trim() ? params.rows_selector : "";
-  const before = await inPage(tab.id, "scrape.probe", { next_selector: nextSelector, rows_selector: rowsSelector }, deadline);
+  // In a frame (`@f12 >> .next`, as dispatch qualified it): the probes run in that frame, the click finds it.
+  const next = splitFrame(nextSelector);
+  const frameId = next.frameId ?? 0;
+  const rawRows = typeof params.rows_selector === "string" && params.rows_selector.trim() ? params.rows_selector : "";
+  const rowsSelector = frameId ? splitFrame(rawRows).selector : rawRows;
+  const probe = { next_selector: frameId ? next.selector : nextSelector, rows_selector: rowsSelector };
+  const before = (await inPageAt(tab.id, "scrape.probe", probe, deadline, frameId)).data;
   if (before.next === "none") return { moved: false, reason: "no_next", url: before.url };
   if (before.next === "disabled") return { moved: false, reason: "disabled", url: before.url };
 
   const nav = watchNavigation(tab.id);
   try {
     await clickSelector(tab.id, nextSelector, deadline);
-    let seen = await Promise.race([nav.finished, rowsChanged(tab.id, rowsSelector, before, deadline)]);
+    let seen = await Promise.race([nav.finished, rowsChanged(tab.id, rowsSelector, before, deadline, frameId)]);
     if (seen.how === "gone") {
       seen = await Promise.race([nav.finished, after(deadline.left(), () => ({ how: nav.committed ? "navigated" : "same" }))]);
     }

@@ -474,3 +474,27 @@ async def test_a_secret_from_the_keyring_signs_in_and_is_written_nowhere(
         assert secret not in json.dumps(event.as_dict())
     saved = (e2e_home / "workflows" / f"{result.structured_content['workflow_id']}.json").read_text()  # type: ignore[index]
     assert "{{secret:fixture_password}}" in saved
+
+
+async def test_extraction_and_its_pagination_work_inside_a_cross_origin_frame(
+    mcp: StdioMcp, tab: Any, pilot_on: None, site: FixtureSite
+) -> None:
+    await tab.goto(site.url("/framed-list.html"))
+
+    async def list_ready() -> bool:
+        frame = next((f for f in tab.frames if f.url.endswith("/load-more.html")), None)
+        return frame is not None and await frame.evaluate("document.querySelectorAll('li.item').length") == 10
+
+    await until(list_ready, timeout=10, what="the framed list")
+    rows = await mcp.ok(
+        "interact",
+        scrape(
+            "extract",
+            selector="#items li.item",
+            schema={"text": ". | text"},
+            frame="#list",
+            options={"paginate": {"next_selector": "#more", "max_pages": 5, "delay_ms": 0}},
+        ),
+    )
+    assert [row["text"] for row in rows["data"]] == [f"Item {n}" for n in range(1, 26)]
+    assert rows["metadata"]["pagination"] == "append"

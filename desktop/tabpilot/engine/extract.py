@@ -131,6 +131,7 @@ async def extract(
                 "next_selector": paginate.next_selector,
                 "rows_selector": selector,
                 "timeout_ms": paginate.timeout_ms,
+                "frame": frame,
             },
             timeout_s=paginate.timeout_ms / 1000 + 5,
         )

@@ -237,7 +237,7 @@ OPERATIONS: tuple[Operation, ...] = (
     ),
     Operation(
         "scrape.next_page",
-        (_p("next_selector", "string", required=True), _p("rows_selector", "string"), TIMEOUT, TAB_ID),
+        (_p("next_selector", "string", required=True), _p("rows_selector", "string"), TIMEOUT, FRAME, TAB_ID),
         page_changing=True,
         summary="click next and wait for the rows to change",
     ),
