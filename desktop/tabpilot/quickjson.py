@@ -40,8 +40,8 @@ def loads(text: str | bytes) -> Any:
     start = len(text) - len(text.lstrip(_WHITESPACE))
     try:
         value, end = _scan(text, start)
-    except StopIteration:
-        end = -1
+    except Exception:  # StopIteration (no value), or the scanner's error, which needs json.decoder imported
+        end = -1  # (without it, CPython 3.11's scanner raises SystemError): json.loads reports it instead
     if end < 0 or text[end:].strip(_WHITESPACE):
         import json  # not JSON: the standard module says why, in its own words
 

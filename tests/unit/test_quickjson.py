@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -57,3 +60,13 @@ def test_text_that_is_not_json_fails_as_json_fails(text: str) -> None:
     with pytest.raises(json.JSONDecodeError) as got:
         quickjson.loads(text)
     assert str(got.value) == str(expected.value)
+
+
+def test_text_that_is_not_json_fails_as_json_fails_where_json_was_never_imported() -> None:
+    """As in the CLI's fast path: the C scanner alone cannot even raise its error then."""
+    script = "from tabpilot import quickjson\ntry:\n    quickjson.loads('{what')\nexcept ValueError as e:\n    print(e)"
+    desktop = str(Path(__file__).resolve().parents[2] / "desktop")
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, env={"PYTHONPATH": desktop}, check=True
+    )
+    assert done.stdout.strip() == "Expecting property name enclosed in double quotes: line 1 column 2 (char 1)"
