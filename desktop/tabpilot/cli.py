@@ -204,7 +204,7 @@ def main(argv: list[str] | None = None) -> int:
         from tabpilot.cli_stores import pairings_command
 
         return pairings_command(paths, args)
-    return _call(paths, args)
+    return call_tool(args.tool, args.arguments)
 
 
 def has_display() -> bool:
@@ -394,10 +394,6 @@ def _pair(paths: Paths) -> int:
 def _plain_call(words: list[str]) -> bool:
     """`call TOOL [JSON]` as it is nearly always typed: then argparse (~7 ms) has nothing to add."""
     return 1 <= len(words) <= 2 and words[0] in shell.spec()["tools"] and not any(w[:1] == "-" for w in words)
-
-
-def _call(paths: Paths, args: argparse.Namespace) -> int:
-    return call_tool(args.tool, args.arguments)
 
 
 def call_tool(tool: str, text: str) -> int:
