@@ -66,7 +66,7 @@ async def main() -> None:
                 measured |= {
                     f"{shown} js --help (no app)": runs(opts.runs, [*launcher, "js", "--help"], env),
                     f"{shown} js 1+1": runs(opts.runs, [*launcher, "js", "1+1"], env),
-                    f"{shown} call interact execute_js": runs(
+                    f"{shown} call execute_js 1+1": runs(
                         opts.runs, [*launcher, "call", "interact", '{"action":"execute_js","script":"1+1"}'], env
                     ),
                 }
