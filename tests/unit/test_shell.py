@@ -195,7 +195,8 @@ class FakeApp:
 def test_the_fast_path_to_a_running_app_stays_light(
     in_home: bool, argv: list[str], stdin: str | None, printed: str
 ) -> None:
-    """The whole call, against an app's socket, imports none of FAST_PATH_KEEPS_OUT, wherever the home is."""
+    """The whole call, against an app's socket, imports none of FAST_PATH_KEEPS_OUT, wherever the home is,
+    and says who calls (TABPILOT_SESSION) as the full path does."""
     short = Path(tempfile.mkdtemp(prefix="tp-", dir="/tmp"))  # a socket's path has ~100 bytes at most
     env = {"PYTHONPATH": str(ROOT / "desktop"), "PATH": "/usr/bin:/bin", "HOME": str(short / "user")}
     if in_home:
@@ -203,6 +204,7 @@ def test_the_fast_path_to_a_running_app_stays_light(
         where = short / "tabpilot.sock"
     else:
         env["XDG_STATE_HOME"] = str(short / "state")
+        env["TABPILOT_SESSION"] = "mine"
         where = short / "state" / "tabpilot" / "tabpilot.sock"
     app = FakeApp(where)
     try:
@@ -224,7 +226,7 @@ def test_the_fast_path_to_a_running_app_stays_light(
     call = app.asked[0]["body"]
     calls = call["calls"] if argv[0] == "chain" else [call]
     assert calls[0]["arguments"] == {"action": "execute_js", "script": "1+1"}
-    assert (call["agent"], call["session"]) == ("cli", None)
+    assert (call["agent"], call["session"]) == ("cli", None if in_home else "mine")
 
 
 def test_the_generated_spec_is_the_one_checked_in() -> None:
