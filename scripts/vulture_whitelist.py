@@ -22,6 +22,8 @@ _.textFromValue  # QDoubleSpinBox (ui/settings_dialog.py)
 # -- other libraries call these ------------------------------------------------------------------------------
 _._open  # logging.FileHandler opens its stream through it (logsetup.PrivateRotatingFileHandler)
 _.on_any_event  # watchdog's FileSystemEventHandler (storage/workflow_store.py)
+# _json.make_scanner reads these of quickjson._Decoding, as it reads them of a json.JSONDecoder
+_.strict, _.object_hook, _.object_pairs_hook, _.parse_float, _.parse_int, _.parse_constant
 
 # -- fields of wire messages, read and written as JSON by the extension (bridge/protocol.py TypedDicts) ------
 user_agent  # BrowserInfo

@@ -2,21 +2,23 @@
 and a subcommand per command mode for agents with a shell (`goto`, `text`, `click`, ..., `chain`: shell.py).
 
 Imports stay few at the top: `tabpilot goto URL` and `tabpilot call` must start fast (no Qt, MCP SDK,
-Playwright, aiohttp or engine); each entry point imports what it needs.
+Playwright, aiohttp or engine, and for the common calls not even argparse, json, socket or pathlib:
+bench/bench_cli.py); each entry point imports what it needs.
 """
 
 from __future__ import annotations
 
-import argparse
-import json
 import os
 import sys
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
 
-from tabpilot import __version__, shell
+from tabpilot import __version__, quickjson, shell
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import argparse
+    from collections.abc import Callable
+    from typing import Any
+
     from tabpilot.app import AppOptions
     from tabpilot.paths import Paths
 
@@ -55,19 +57,6 @@ uses (the OS keyring, or where none is reachable vault/pairings.json beside the 
 """
 
 
-class _Parser(argparse.ArgumentParser):
-    """A parser whose epilog is built only when its help is shown (the tools' list imports the registry)."""
-
-    def __init__(self, *args: Any, lazy_epilog: Callable[[], str] | None = None, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.lazy_epilog = lazy_epilog
-
-    def format_help(self) -> str:
-        if self.lazy_epilog is not None:
-            self.epilog = (self.epilog or "") + self.lazy_epilog()
-        return super().format_help()
-
-
 def _tools(style: str) -> Callable[[], str]:
     def render() -> str:
         from tabpilot.tool_help import tools_help
@@ -78,6 +67,20 @@ def _tools(style: str) -> Callable[[], str]:
 
 
 def _parser() -> argparse.ArgumentParser:
+    import argparse
+
+    class _Parser(argparse.ArgumentParser):
+        """A parser whose epilog is built only when its help is shown (the tools' list imports the registry)."""
+
+        def __init__(self, *args: Any, lazy_epilog: Callable[[], str] | None = None, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            self.lazy_epilog = lazy_epilog
+
+        def format_help(self) -> str:
+            if self.lazy_epilog is not None:
+                self.epilog = (self.epilog or "") + self.lazy_epilog()
+            return super().format_help()
+
     raw = argparse.RawDescriptionHelpFormatter
     parser = _Parser(
         prog="tabpilot",
@@ -167,6 +170,8 @@ def main(argv: list[str] | None = None) -> int:
         return shell.run(words[0], words[1:])
     if words and words[0] == "chain":
         return shell.chain(words[1:])
+    if words and words[0] == "call" and _plain_call(words[1:]):
+        return call_tool(words[1], words[2] if len(words) > 2 else "{}")
     from tabpilot.paths import Paths
 
     args = _parser().parse_args(argv)
@@ -199,7 +204,7 @@ def main(argv: list[str] | None = None) -> int:
         from tabpilot.cli_stores import pairings_command
 
         return pairings_command(paths, args)
-    return _call(paths, args)
+    return call_tool(args.tool, args.arguments)
 
 
 def has_display() -> bool:
@@ -295,6 +300,8 @@ def _serve(paths: Paths, args: argparse.Namespace) -> int:
 
 
 def _status(paths: Paths, args: argparse.Namespace) -> int:
+    import json
+
     from tabpilot import client
 
     try:
@@ -384,27 +391,37 @@ def _pair(paths: Paths) -> int:
     return 0
 
 
-def _call(paths: Paths, args: argparse.Namespace) -> int:
-    from tabpilot import client
+def _plain_call(words: list[str]) -> bool:
+    """`call TOOL [JSON]` as it is nearly always typed: then argparse (~7 ms) has nothing to add."""
+    return 1 <= len(words) <= 2 and words[0] in shell.spec()["tools"] and not any(w[:1] == "-" for w in words)
+
+
+def call_tool(tool: str, text: str) -> int:
+    """`tabpilot call TOOL JSON`: through the app's local socket when there is one, else over HTTP."""
+    from tabpilot import home, local_call
 
     try:
-        arguments = json.loads(args.arguments)
+        arguments = quickjson.loads(text)
     except ValueError as exc:
         print(f"tabpilot call: the arguments are not JSON: {exc}", file=sys.stderr)
         return 2
     # TABPILOT_SESSION: tabs this shell opens are its own, apart from other shells' (default: one `cli`).
-    body = {"tool": args.tool, "arguments": arguments, "agent": "cli", "session": os.environ.get("TABPILOT_SESSION")}
+    body = {"tool": tool, "arguments": arguments, "agent": "cli", "session": os.environ.get("TABPILOT_SESSION")}
     try:
-        reply = client.post_local(paths, "/api/v1/call", body, timeout=600)
-        if reply is None:
-            reply = client.request(client.find(paths), "POST", "/api/v1/call", body, timeout=600)
-    except client.NotRunning as exc:
+        try:
+            reply = local_call.post(home.local_socket(), "/api/v1/call", body, timeout=600)
+        except local_call.NoSocket:
+            from tabpilot import client
+            from tabpilot.paths import Paths
+
+            reply = client.request(client.find(Paths.resolve()), "POST", "/api/v1/call", body, timeout=600)
+    except local_call.NotRunning as exc:
         print(str(exc), file=sys.stderr)
         return EXIT_NOT_RUNNING
     if reply.get("ok"):
         result = reply["result"]
         result.pop("_attachments", None)
-        print(json.dumps(result, indent=2, ensure_ascii=False))
+        print(quickjson.dumps_pretty(result))
         return 0
-    print(json.dumps(reply.get("error"), indent=2, ensure_ascii=False))
+    print(quickjson.dumps_pretty(reply.get("error")))
     return 1

@@ -1,7 +1,8 @@
 """Talking to a running app from another process (status, stop, call, the shell CLI, the MCP relay).
 
-Light on purpose: the shell CLI imports it for every call, so the keyring (and what it pulls in) is
-imported only when the app keeps its token there, and `post` speaks HTTP with http.client alone.
+Light on purpose: the shell CLI imports it when the app has no local socket to use (its common calls
+go through local_call.py alone), so the keyring (and what it pulls in) is imported only when the app
+keeps its token there, and `post` speaks HTTP with http.client alone.
 """
 
 from __future__ import annotations
@@ -15,13 +16,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tabpilot.local_call import NotRunning as NotRunning  # where callers catch it: client.NotRunning
 from tabpilot.paths import Paths
 from tabpilot.storage import statefile
 from tabpilot.storage.lock import InstanceLock
-
-
-class NotRunning(RuntimeError):
-    pass
 
 
 class Unreachable(NotRunning):
@@ -71,39 +69,6 @@ def find(paths: Paths) -> Target:
     if not token:
         raise NotRunning(f"Tabpilot's token is not in {vault.token_where}; start the app again.")
     return Target(state.port, token, state)
-
-
-def post_local(paths: Paths, path: str, body: Any, timeout: float = 30.0) -> Any | None:
-    """POST-like through the app's local socket (agent/local_socket.py): no token, so no keyring lookup,
-    and no TCP. None when there is no socket to use (no app, or a platform or home without one): the
-    caller falls back to `find` and `post`."""
-    import socket
-
-    where = str(paths.local_socket)
-    if not hasattr(socket, "AF_UNIX") or not os.path.exists(where):
-        return None
-    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    sock.settimeout(timeout)
-    try:
-        sock.connect(where)
-    except OSError:
-        sock.close()
-        return None
-    try:
-        sock.sendall(json.dumps({"api": path, "body": body}).encode() + b"\n")
-        with sock.makefile("rb") as answers:
-            line = answers.readline()
-    except OSError as exc:
-        raise NotRunning(f"Tabpilot stopped answering on {where}: {exc}") from exc
-    finally:
-        sock.close()
-    if not line:
-        raise NotRunning(f"Tabpilot closed {where} without an answer.")
-    reply = json.loads(line)
-    answer = reply.get("body")
-    if reply.get("status", 500) >= 400 and not (isinstance(answer, dict) and isinstance(answer.get("error"), str)):
-        raise NotRunning(f"Tabpilot answered {reply.get('status')}: {str(answer)[:200]}")
-    return answer
 
 
 def post(target: Target, path: str, body: Any, timeout: float = 30.0) -> Any:

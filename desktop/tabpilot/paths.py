@@ -6,7 +6,9 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-APP = "tabpilot"
+from tabpilot.home import APP, LOCAL_SOCKET, folders
+
+__all__ = ["APP", "Paths"]
 
 
 @dataclass(frozen=True)
@@ -18,18 +20,8 @@ class Paths:
 
     @classmethod
     def resolve(cls, home: str | os.PathLike[str] | None = None) -> Paths:
-        root = home if home is not None else os.environ.get("TABPILOT_HOME")
-        if root:
-            base = Path(root).expanduser().resolve()
-            return cls(base, base, base, base / "logs")
-        import platformdirs  # only here: every `tabpilot` call resolves its paths, most under TABPILOT_HOME
-
-        return cls(
-            Path(platformdirs.user_config_dir(APP)),
-            Path(platformdirs.user_data_dir(APP)),
-            Path(platformdirs.user_state_dir(APP)),
-            Path(platformdirs.user_log_dir(APP)),
-        )
+        # The rule lives in home.py, on strings, so the shell CLI's fast path can use it without this module.
+        return cls(*(Path(folder) for folder in folders(home)))
 
     @property
     def config_file(self) -> Path:
@@ -46,7 +38,7 @@ class Paths:
     @property
     def local_socket(self) -> Path:
         """The app's local socket for `tabpilot mcp` and the shell CLI (0600: only this user's processes connect)."""
-        return self.state_dir / "tabpilot.sock"
+        return self.state_dir / LOCAL_SOCKET
 
     @property
     def token_file(self) -> Path:

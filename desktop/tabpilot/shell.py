@@ -14,11 +14,15 @@ Exit codes: 0 done; 1 the command failed (stderr names the contract's error code
 
 from __future__ import annotations
 
-import argparse
-import json
 import os
 import sys
-from typing import Any, NoReturn
+
+from tabpilot import quickjson
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import argparse
+    from typing import Any, NoReturn
 
 EXIT_FAILED = 1
 EXIT_USAGE = 2
@@ -37,7 +41,7 @@ def spec() -> dict[str, Any]:
     global _spec
     if _spec is None:
         with open(SPEC_FILE, encoding="utf-8") as f:
-            _spec = json.load(f)
+            _spec = quickjson.loads(f.read())
     return _spec
 
 
@@ -50,11 +54,23 @@ class UsageError(Exception):
     """Arguments a subcommand cannot take: exit 2, with its usage."""
 
 
-class _Parser(argparse.ArgumentParser):
-    """Raises instead of exiting, so `chain` can say which of its commands is wrong."""
+_parser_class: type[argparse.ArgumentParser] | None = None
 
-    def error(self, message: str) -> NoReturn:
-        raise UsageError(f"{self.format_usage().strip()}\n{self.prog}: error: {message}")
+
+def _parser(**options: Any) -> argparse.ArgumentParser:
+    """An ArgumentParser that raises instead of exiting, so `chain` can say which of its commands is wrong.
+
+    Made on first use: the common calls never build one (`_quick_parse`), and argparse costs ~7 ms."""
+    global _parser_class
+    if _parser_class is None:
+        import argparse
+
+        class _Parser(argparse.ArgumentParser):
+            def error(self, message: str) -> NoReturn:
+                raise UsageError(f"{self.format_usage().strip()}\n{self.prog}: error: {message}")
+
+        _parser_class = _Parser
+    return _parser_class(**options)
 
 
 # -- from a definition to a parser --------------------------------------------------------------------
@@ -73,14 +89,16 @@ def _value_type(param: dict[str, Any]) -> Any:
     if kind in ("array", "object"):
 
         def parse(text: str) -> Any:
+            from argparse import ArgumentTypeError  # only when the words are wrong: then argparse runs anyway
+
             if text.lstrip()[:1] in ("[", "{"):
                 try:
-                    return json.loads(text)
+                    return quickjson.loads(text)
                 except ValueError as exc:
-                    raise argparse.ArgumentTypeError(f"not JSON: {exc}") from exc
+                    raise ArgumentTypeError(f"not JSON: {exc}") from exc
             if kind == "array":  # a comma-separated list of words
                 return [part.strip() for part in text.split(",") if part.strip()]
-            raise argparse.ArgumentTypeError("an object is given as JSON")
+            raise ArgumentTypeError("an object is given as JSON")
 
         parse.__name__ = "JSON " + kind
         return parse
@@ -88,6 +106,8 @@ def _value_type(param: dict[str, Any]) -> Any:
 
 
 def _help_of(param: dict[str, Any]) -> str:
+    import json
+
     text = str(param["doc"])
     extra = []
     if param.get("enum"):
@@ -99,10 +119,12 @@ def _help_of(param: dict[str, Any]) -> str:
     return text + (f" ({'; '.join(extra)})" if extra else "")
 
 
-def build_parser(name: str, entry: dict[str, Any], prog: str = "tabpilot") -> _Parser:
+def build_parser(name: str, entry: dict[str, Any], prog: str = "tabpilot") -> argparse.ArgumentParser:
     """`tabpilot NAME`'s parser: the positional parameters in order, every other one a --long option."""
+    import argparse
+
     formatter = argparse.RawDescriptionHelpFormatter
-    parser = _Parser(
+    parser = _parser(
         prog=f"{prog} {name}",
         description=description(entry),
         epilog=epilog(entry),
@@ -157,18 +179,65 @@ def epilog(entry: dict[str, Any]) -> str:
     return f"result: {entry['result']}\nexample: {entry['example']}" if entry.get("result") else ""
 
 
-def parse(name: str, argv: list[str]) -> tuple[dict[str, Any], argparse.Namespace]:
-    """A tool call's arguments from `tabpilot NAME ARGV...`; raises UsageError."""
+def parse(name: str, argv: list[str]) -> tuple[dict[str, Any], Any]:
+    """A tool call's arguments from `tabpilot NAME ARGV...`, and the options (`json`, `path`); raises UsageError."""
+    quick = _quick_parse(name, argv)
+    if quick is not None:
+        return quick
     entry = subcommands()[name]
     parsed = build_parser(name, entry).parse_args(argv)
+    return _arguments(entry, {p["name"]: getattr(parsed, _dest(p["name"])) for p in entry["params"]}), parsed
+
+
+def _arguments(entry: dict[str, Any], given: dict[str, Any]) -> dict[str, Any]:
     arguments: dict[str, Any] = {entry["key"]: entry["mode"]}
     if entry.get("operation"):
         arguments["operation"] = entry["operation"]
     for param in entry["params"]:
-        value = getattr(parsed, _dest(param["name"]))
+        value = given.get(param["name"])
         if value is not None:
             arguments[param["name"]] = value
-    return arguments, parsed
+    return arguments
+
+
+class _Options:
+    """What run and _deliver read of argparse's Namespace, for words that needed no parser."""
+
+    def __init__(self, json: bool) -> None:
+        self.json = json
+        self.path = None
+
+
+def _quick_parse(name: str, argv: list[str]) -> tuple[dict[str, Any], _Options] | None:
+    """The common case without argparse (~7 ms to import, more to build a parser): positional words
+    only, each valid for its parameter, and perhaps --json. None for anything else — an option, help,
+    a word starting with `-`, a missing or wrong value — which argparse then parses (or refuses) as
+    it always has, so usage errors and help read the same as before."""
+    entry = subcommands()[name]
+    words = [word for word in argv if word != "--json"]
+    positional = entry["positional"]
+    if entry.get("save") or len(words) > len(positional) or any(word[:1] == "-" for word in words):
+        return None
+    given: dict[str, Any] = {}
+    for param in entry["params"]:
+        pname = param["name"]
+        if pname not in positional:
+            if param["required"]:
+                return None  # a required option that is not there: argparse says so
+            continue
+        at = positional.index(pname)
+        if at >= len(words):
+            if param["required"]:
+                return None
+            continue
+        try:
+            value = _value_type(param)(words[at])
+        except Exception:  # argparse runs again on these words and says what is wrong
+            return None
+        if param.get("enum") and value not in param["enum"]:
+            return None
+        given[pname] = value
+    return _arguments(entry, given), _Options(json=len(words) < len(argv))
 
 
 def command_line(name: str, entry: dict[str, Any], arguments: dict[str, Any]) -> str:
@@ -197,7 +266,7 @@ def _word(value: Any) -> str:
         return value
     if isinstance(value, list) and value and all(isinstance(v, str) and v and "," not in v for v in value):
         return ",".join(value)  # a list of words reads as a,b,c
-    return json.dumps(value, separators=(",", ":"))
+    return quickjson.dumps_compact(value)
 
 
 def usage_line(name: str, entry: dict[str, Any]) -> str:
@@ -234,7 +303,7 @@ def render(entry: dict[str, Any], result: dict[str, Any]) -> str:
             return "\n".join(_row(item, keys.split(",")) for item in rows)
     elif show and show in result:
         value = result[show]
-        return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+        return value if isinstance(value, str) else quickjson.dumps_text(value)
     return outline(result)
 
 
@@ -307,11 +376,15 @@ def _caller() -> dict[str, Any]:
 
 
 def _post(path: str, body: dict[str, Any]) -> Any:
-    from tabpilot import client
-    from tabpilot.paths import Paths
+    """Through the app's local socket when there is one (no token, no keyring, no TCP), else over HTTP."""
+    from tabpilot import home, local_call
 
-    answer = client.post_local(Paths.resolve(), path, body, timeout=600)
-    return answer if answer is not None else client.post(_target(), path, body, timeout=600)
+    try:
+        return local_call.post(home.local_socket(), path, body, timeout=600)
+    except local_call.NoSocket:
+        from tabpilot import client
+
+        return client.post(_target(), path, body, timeout=600)
 
 
 def _fail(name: str, error: Any) -> None:
@@ -322,13 +395,13 @@ def _fail(name: str, error: Any) -> None:
     print(f"tabpilot {name}: {code}: {message}", file=sys.stderr)
 
 
-def _deliver(name: str, entry: dict[str, Any], result: dict[str, Any], parsed: argparse.Namespace) -> int:
+def _deliver(name: str, entry: dict[str, Any], result: dict[str, Any], parsed: Any) -> int:
     """Print (or save) one command's result; its exit code."""
     attachments = result.pop(ATTACHMENTS, None)
     if entry.get("save") and attachments:
         result["path"] = _save(attachments[0], getattr(parsed, "path", None), entry["mode"])
     if parsed.json:
-        print(json.dumps(result, ensure_ascii=False, indent=2))
+        print(quickjson.dumps_pretty(result))
     elif entry.get("save") and "path" in result:
         print(f"{result['path']} ({result.get('width')}x{result.get('height')}, {result.get('size_bytes')} bytes)")
     else:
@@ -356,7 +429,7 @@ def _save(attachment: dict[str, Any], path: str | None, mode: str) -> str:
 
 def run(name: str, argv: list[str]) -> int:
     """`tabpilot NAME ARGV...`: one call of NAME's mode against the running app."""
-    from tabpilot import client
+    from tabpilot.local_call import NotRunning
 
     entry = subcommands()[name]
     try:
@@ -366,12 +439,12 @@ def run(name: str, argv: list[str]) -> int:
         return EXIT_USAGE
     try:
         reply = _post("/api/v1/call", {"tool": entry["tool"], "arguments": arguments, **_caller()})
-    except client.NotRunning as exc:
+    except NotRunning as exc:
         print(str(exc), file=sys.stderr)
         return EXIT_NOT_RUNNING
     if not reply.get("ok"):
         if parsed.json:
-            print(json.dumps(reply.get("error"), ensure_ascii=False, indent=2))
+            print(quickjson.dumps_pretty(reply.get("error")))
         _fail(name, reply.get("error"))
         return EXIT_FAILED
     return _deliver(name, entry, reply["result"], parsed)
@@ -393,29 +466,33 @@ the list is not valid (nothing runs), 3 when no app runs. At most 50 commands.
 """
 
 
-def _chain_parser() -> _Parser:
-    parser = _Parser(
+def _chain_parser() -> argparse.ArgumentParser:
+    import argparse
+
+    parser = _parser(
         prog="tabpilot chain", description=CHAIN_HELP, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--json", action="store_true", help="print the whole answer as JSON")
     return parser
 
 
-def _chain_call(words: Any) -> tuple[str, dict[str, Any], dict[str, Any], argparse.Namespace]:
+def _chain_call(words: Any) -> tuple[str, dict[str, Any], dict[str, Any], Any]:
     if not isinstance(words, list) or not words or not all(isinstance(w, str | int | float) for w in words):
+        import json
+
         raise UsageError(f'each command is a list of words, like ["click", "#go"]; got {json.dumps(words)[:100]}')
     name, *rest = (str(w) for w in words)
     if name == "call":
         if not rest or len(rest) > 2:
             raise UsageError('["call", TOOL, "JSON"] names a tool and its arguments')
         try:
-            arguments = json.loads(rest[1]) if len(rest) > 1 else {}
+            arguments = quickjson.loads(rest[1]) if len(rest) > 1 else {}
         except ValueError as exc:
             raise UsageError(f"call {rest[0]}: the arguments are not JSON: {exc}") from exc
         if rest[0] not in spec()["tools"] or not isinstance(arguments, dict):
             raise UsageError(f"call: the tool is one of {', '.join(spec()['tools'])}, with a JSON object")
         entry = {"tool": rest[0], "show": ""}
-        return rest[0], entry, {"tool": rest[0], "arguments": arguments}, argparse.Namespace(json=False)
+        return rest[0], entry, {"tool": rest[0], "arguments": arguments}, _Options(json=False)
     if name not in subcommands():
         raise UsageError(f"unknown command {name!r}; `tabpilot --help` lists them")
     arguments, parsed = parse(name, rest)
@@ -425,15 +502,18 @@ def _chain_call(words: Any) -> tuple[str, dict[str, Any], dict[str, Any], argpar
 
 def chain(argv: list[str]) -> int:
     """`tabpilot chain`: the JSON list on stdin, checked whole, then run by the app in one request."""
-    from tabpilot import client
+    from tabpilot.local_call import NotRunning
 
+    if argv in ([], ["--json"]):  # the common case, without argparse
+        options: Any = _Options(json=bool(argv))
+    else:
+        try:
+            options = _chain_parser().parse_args(argv)
+        except UsageError as exc:
+            print(exc, file=sys.stderr)
+            return EXIT_USAGE
     try:
-        options = _chain_parser().parse_args(argv)
-    except UsageError as exc:
-        print(exc, file=sys.stderr)
-        return EXIT_USAGE
-    try:
-        commands = json.loads(sys.stdin.read())
+        commands = quickjson.loads(sys.stdin.read())
     except ValueError as exc:
         print(f"tabpilot chain: stdin is not JSON: {exc}", file=sys.stderr)
         return EXIT_USAGE
@@ -449,7 +529,7 @@ def chain(argv: list[str]) -> int:
             return EXIT_USAGE
     try:
         reply = _post("/api/v1/chain", {"calls": [call for _, _, call, _ in planned], **_caller()})
-    except client.NotRunning as exc:
+    except NotRunning as exc:
         print(str(exc), file=sys.stderr)
         return EXIT_NOT_RUNNING
     if "results" not in reply:  # the app refused the request itself
@@ -459,7 +539,7 @@ def chain(argv: list[str]) -> int:
         for item in reply["results"]:
             if item.get("ok"):
                 item["result"].pop(ATTACHMENTS, None)
-        print(json.dumps(reply, ensure_ascii=False, indent=2))
+        print(quickjson.dumps_pretty(reply))
         return 0 if reply.get("ok") else EXIT_FAILED
     code = 0
     for (name, entry, _, parsed), words, item in zip(planned, commands, reply["results"], strict=False):

@@ -8,6 +8,7 @@ from pathlib import Path
 import platformdirs
 import pytest
 
+from tabpilot import home
 from tabpilot.paths import APP, Paths
 
 FILES = (
@@ -51,6 +52,25 @@ def test_unset_home_uses_the_platform_folders(monkeypatch: pytest.MonkeyPatch) -
     assert paths.config_dir == Path(platformdirs.user_config_dir(APP))
     assert paths.data_dir == Path(platformdirs.user_data_dir(APP))
     assert paths.state_dir == Path(platformdirs.user_state_dir(APP))
+
+
+@pytest.mark.parametrize(
+    ("xdg", "user_home"),
+    [(None, "/home/someone"), ("/tmp/xdg-state", "/home/someone"), ("relative/state", "/home/someone/"), ("", "/")],
+)
+def test_the_state_folder_is_the_one_platformdirs_names(
+    monkeypatch: pytest.MonkeyPatch, xdg: str | None, user_home: str
+) -> None:
+    """home.py finds it without importing platformdirs (the shell CLI looks for the app's socket there on
+    every call): it must stay platformdirs' answer."""
+    monkeypatch.delenv("TABPILOT_HOME", raising=False)
+    monkeypatch.setenv("HOME", user_home)
+    if xdg is None:
+        monkeypatch.delenv("XDG_STATE_HOME", raising=False)
+    else:
+        monkeypatch.setenv("XDG_STATE_HOME", xdg)
+    assert Paths.resolve().state_dir == Path(platformdirs.user_state_dir(APP))
+    assert Paths.resolve().local_socket == Path(home.local_socket())
 
 
 def test_two_homes_get_different_keyring_accounts(tmp_path: Path) -> None:

@@ -3,12 +3,18 @@ example parses back into its call, results print as plain text, and a call impor
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import shlex
+import shutil
+import socket
 import subprocess
 import sys
+import tempfile
+import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -104,14 +110,34 @@ def test_results_print_as_plain_text() -> None:
     )
 
 
+HEAVY = ("PySide6", "mcp", "playwright", "aiohttp", "keyring", "qasync")
+FAST_PATH_KEEPS_OUT = (
+    *HEAVY,
+    "tabpilot.engine",
+    "tabpilot.client",
+    "tabpilot.paths",
+    "tabpilot.storage",
+    "platformdirs",
+    "argparse",
+    "json",
+    "socket",
+    "re",
+    "enum",
+    "typing",
+    "pathlib",
+    "dataclasses",
+    "subprocess",
+)
+"""What a `tabpilot js 1+1` against a running app must not import (bench/bench_cli.py: each of these
+costs milliseconds of a 30 ms budget; home.py, local_call.py and quickjson.py say what replaces them)."""
+
 LIGHT = (
     "import sys\n"
     "from tabpilot.cli import main\n"
-    "code = main(sys.argv[1:])\n"
-    "heavy = sorted({m.split('.')[0] for m in sys.modules if m.split('.')[0] in "
-    "('PySide6', 'mcp', 'playwright', 'aiohttp', 'keyring', 'qasync')} | "
-    "{m for m in sys.modules if m.startswith('tabpilot.engine')})\n"
-    "print(code, ','.join(heavy) or 'LIGHT')\n"
+    "code = main(sys.argv[2:])\n"
+    "out = sys.argv[1].split(',')\n"
+    "found = sorted({m for m in sys.modules for o in out if m == o or m.startswith(o + '.')})\n"
+    "print(code, ','.join(found) or 'LIGHT')\n"
 )
 
 
@@ -119,11 +145,88 @@ LIGHT = (
 def test_a_call_from_the_shell_imports_nothing_heavy(tmp_path: Path, argv: list[str]) -> None:
     """No app runs in this home, so the call goes as far as looking for one (exit 3)."""
     env = {"TABPILOT_HOME": str(tmp_path), "PYTHONPATH": str(ROOT / "desktop"), "PATH": "/usr/bin:/bin"}
+    out = ",".join((*HEAVY, "tabpilot.engine", "argparse"))
     done = subprocess.run(
-        [sys.executable, "-c", LIGHT, *argv], capture_output=True, text=True, env=env, timeout=60, check=True
+        [sys.executable, "-c", LIGHT, out, *argv], capture_output=True, text=True, env=env, timeout=60, check=True
     )
     assert done.stdout.split() == ["3", "LIGHT"], done.stdout + done.stderr
     assert "not running" in done.stderr
+
+
+class FakeApp:
+    """The app's local socket, answering the shell CLI's requests from a thread (what it asked is kept)."""
+
+    def __init__(self, where: Path) -> None:
+        where.parent.mkdir(parents=True, exist_ok=True)
+        self.server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.server.bind(str(where))
+        self.server.listen()
+        self.asked: list[dict[str, Any]] = []
+        self.thread = threading.Thread(target=self._serve, daemon=True)
+        self.thread.start()
+
+    def _serve(self) -> None:
+        with contextlib.suppress(OSError):
+            while True:
+                conn, _ = self.server.accept()
+                with conn, conn.makefile("rb") as lines:
+                    request = json.loads(lines.readline())
+                    self.asked.append(request)
+                    result = {"success": True, "result": 2}
+                    body: dict[str, Any] = {"ok": True, "result": result}
+                    if request["api"] == "/api/v1/chain":
+                        body = {"ok": True, "results": [body], "completed": 1, "total": 1}
+                    conn.sendall(json.dumps({"status": 200, "body": body}).encode() + b"\n")
+
+    def close(self) -> None:
+        self.server.close()
+
+
+@pytest.mark.parametrize("in_home", [True, False], ids=["TABPILOT_HOME", "user folders"])
+@pytest.mark.parametrize(
+    ("argv", "stdin", "printed"),
+    [
+        (["js", "1+1"], None, "2"),
+        (["js", "--json", "1+1"], None, '"result": 2'),
+        (["call", "interact", '{"action":"execute_js","script":"1+1"}'], None, '"result": 2'),
+        (["chain"], '[["js", "1+1"]]', "==> js 1+1 <==\n2"),
+    ],
+)
+def test_the_fast_path_to_a_running_app_stays_light(
+    in_home: bool, argv: list[str], stdin: str | None, printed: str
+) -> None:
+    """The whole call, against an app's socket, imports none of FAST_PATH_KEEPS_OUT, wherever the home is,
+    and says who calls (TABPILOT_SESSION) as the full path does."""
+    short = Path(tempfile.mkdtemp(prefix="tp-", dir="/tmp"))  # a socket's path has ~100 bytes at most
+    env = {"PYTHONPATH": str(ROOT / "desktop"), "PATH": "/usr/bin:/bin", "HOME": str(short / "user")}
+    if in_home:
+        env["TABPILOT_HOME"] = str(short)
+        where = short / "tabpilot.sock"
+    else:
+        env["XDG_STATE_HOME"] = str(short / "state")
+        env["TABPILOT_SESSION"] = "mine"
+        where = short / "state" / "tabpilot" / "tabpilot.sock"
+    app = FakeApp(where)
+    try:
+        done = subprocess.run(
+            [sys.executable, "-c", LIGHT, ",".join(FAST_PATH_KEEPS_OUT), *argv],
+            input=stdin,
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=60,
+            check=True,
+        )
+    finally:
+        app.close()
+        shutil.rmtree(short, ignore_errors=True)
+    *shown, last = done.stdout.strip().rsplit("\n", 1)
+    assert last == "0 LIGHT", done.stdout + done.stderr
+    assert printed in "\n".join(shown)
+    call = app.asked[0]["body"]
+    calls = call["calls"] if argv[0] == "chain" else [call]
+    assert calls[0]["arguments"] == {"action": "execute_js", "script": "1+1"}
+    assert (call["agent"], call["session"]) == ("cli", None if in_home else "mine")
 
 
 def test_the_generated_spec_is_the_one_checked_in() -> None:
