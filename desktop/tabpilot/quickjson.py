@@ -9,8 +9,6 @@ text it writes is the one `json.dumps` writes (tests/unit/test_quickjson.py comp
 
 from __future__ import annotations
 
-import _json
-
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
@@ -30,13 +28,32 @@ class _Decoding:
     parse_constant = staticmethod(_CONSTANTS.__getitem__)
 
 
-_scan = _json.make_scanner(_Decoding())  # type: ignore[arg-type]  # any object with these attributes will do
+def _no_default(value: Any) -> Any:
+    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+
+
+# `_json` is CPython's private accelerator: should a Python lack it or change its signatures, everything
+# here goes through the standard module instead (slower to import, same text).
+try:
+    import _json
+
+    _scan = _json.make_scanner(_Decoding())  # type: ignore[arg-type]  # any object with these attributes will do
+    _compact = _json.make_encoder(None, _no_default, _json.encode_basestring_ascii, None, ":", ",", False, False, True)
+    _spaced_text = _json.make_encoder(None, _no_default, _json.encode_basestring, None, ": ", ", ", False, False, True)
+    _quoted = _json.encode_basestring
+    FAST = True
+except (ImportError, AttributeError, TypeError):  # pragma: no cover - other Pythons
+    FAST = False
 
 
 def loads(text: str | bytes) -> Any:
     """json.loads; on text that is not JSON, json.loads itself raises its usual error."""
     if isinstance(text, bytes):
         text = text.decode()
+    if not FAST:
+        import json
+
+        return json.loads(text)
     start = len(text) - len(text.lstrip(_WHITESPACE))
     try:
         value, end = _scan(text, start)
@@ -49,21 +66,21 @@ def loads(text: str | bytes) -> Any:
     return value
 
 
-def _no_default(value: Any) -> Any:
-    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
-
-
-_compact = _json.make_encoder(None, _no_default, _json.encode_basestring_ascii, None, ":", ",", False, False, True)
-_spaced_text = _json.make_encoder(None, _no_default, _json.encode_basestring, None, ": ", ", ", False, False, True)
-
-
 def dumps_compact(value: Any) -> str:
     """json.dumps(value, separators=(",", ":")): what goes over the socket."""
+    if not FAST:
+        import json
+
+        return json.dumps(value, separators=(",", ":"))
     return "".join(_compact(value, 0))
 
 
 def dumps_text(value: Any) -> str:
     """json.dumps(value, ensure_ascii=False)."""
+    if not FAST:
+        import json
+
+        return json.dumps(value, ensure_ascii=False)
     return "".join(_spaced_text(value, 0))
 
 
@@ -73,6 +90,8 @@ def dumps_pretty(value: Any) -> str:
     The C encoder cannot indent (json.dumps runs its pure-Python encoder then), so this walks the value;
     anything but what JSON decodes to goes to the standard module."""
     try:
+        if not FAST:
+            raise _Unusual
         return _pretty(value, "")
     except _Unusual:
         import json
@@ -98,6 +117,6 @@ def _pretty(value: Any, pad: str) -> str:
             return "{}"
         if any(type(key) is not str for key in value):
             raise _Unusual
-        lines = (inner + _json.encode_basestring(key) + ": " + _pretty(item, inner) for key, item in value.items())
+        lines = (inner + _quoted(key) + ": " + _pretty(item, inner) for key, item in value.items())
         return "{\n" + ",\n".join(lines) + "\n" + pad + "}"
     raise _Unusual

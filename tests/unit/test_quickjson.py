@@ -70,3 +70,11 @@ def test_text_that_is_not_json_fails_as_json_fails_where_json_was_never_imported
         [sys.executable, "-c", script], capture_output=True, text=True, env={"PYTHONPATH": desktop}, check=True
     )
     assert done.stdout.strip() == "Expecting property name enclosed in double quotes: line 1 column 2 (char 1)"
+
+
+def test_without_the_accelerator_it_is_the_standard_module(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(quickjson, "FAST", False)
+    value = {"a": [1, 2.5, None, True], "é": "x\n"}
+    assert quickjson.dumps_pretty(value) == json.dumps(value, ensure_ascii=False, indent=2)
+    assert quickjson.dumps_compact(value) == json.dumps(value, separators=(",", ":"))
+    assert quickjson.loads('{"a": [1]}') == {"a": [1]}
