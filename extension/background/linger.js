@@ -17,7 +17,7 @@ export class Linger {
    *   clearTimer?: (timer: any) => void,
    * }} deps
    */
-  constructor({ detach, held, ms = LINGER_MS, setTimer = setTimeout, clearTimer = clearTimeout }) {
+  constructor({ detach, held, ms = LINGER_MS, setTimer = (fn, ms) => setTimeout(fn, ms), clearTimer = (t) => clearTimeout(t) }) {
     this.detach = detach;
     this.held = held;
     this.ms = ms;
