@@ -1,8 +1,9 @@
 """`interact click` through the whole path (MCP stdio → relay → app → extension → trusted CDP input →
 page), with its settle and one-line `changed` summary, on a ready element of a static page.
 
-Target (issue 10): median ≤ 40 ms (Playwright MCP 556 ms as shipped, 54-78 ms with its settle off;
-Chrome DevTools MCP 250 ms). Run from the repository:
+Target (issue 11): median ≤ 15 ms (issue 10's was ≤ 40 ms; Playwright MCP 556 ms as shipped, 54-78 ms
+with its settle off; Chrome DevTools MCP 250 ms). The clicked button's handler rewrites its text with the
+same text each time: a mutation, no visible change. Run from the repository:
     scripts/with-keyring .venv/bin/python -m bench.bench_click [--calls 100]
 """
 
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import random
 import tempfile
 import time
 from pathlib import Path
@@ -51,9 +53,19 @@ async def main() -> None:
             runs = [await timed(mcp, click) for _ in range(opts.calls)]
             times = [t for t, _ in runs]
             rows.append(
-                line("click on a ready element, median", f"{median(times):.2f} ms", "≤ 40 ms", median(times) <= 40)
+                line("click on a ready element, median", f"{median(times):.2f} ms", "≤ 15 ms", median(times) <= 15)
             )
             rows.append(line("click on a ready element, p95", f"{p95(times):.2f} ms", "(none)"))
+            # Back to back, the calls lock onto the page's frames: a click's settle ends after the frame
+            # that shows it (Chromium runs a page's queued tasks only after the frame that follows an input,
+            # and settling waits for those tasks), and the next click comes within that frame's period, so
+            # no call can be shorter than one frame (16.7 ms at 60 Hz). With a pause between calls, as an
+            # agent makes them, a click lands at any point of a frame.
+            paused = []
+            for _ in range(opts.calls):
+                await asyncio.sleep(random.uniform(0.02, 0.04))
+                paused.append((await timed(mcp, click))[0])
+            rows.append(line("click after a 20-40 ms pause, median", f"{median(paused):.2f} ms", "(none)"))
             rows.append(f"  last answer: {runs[-1][1]}")
         finally:
             await mcp.close()

@@ -52,14 +52,22 @@ export function pointerMove(tabId, at, deadline, buttons = 0, modifiers = 0) {
   return input(tabId, "Input.dispatchMouseEvent", { x: at.x, y: at.y, type: "mouseMoved", button, buttons, modifiers }, deadline);
 }
 
-/** Press and release `button` at (x, y), `count` times (a double click is two, the second with clickCount 2). */
+/**
+ * Press and release `button` at (x, y), `count` times (a double click is two, the second with clickCount 2).
+ * The events are sent one after another without waiting for each answer: the browser keeps their order
+ * (one debugger session, one input queue), so the page still sees move, press, release as trusted events
+ * at that point. Waiting for the move's answer alone cost half a frame on average: a renderer delivers
+ * mouse moves with the next animation frame and answers then, while a press flushes them at once.
+ */
 async function pointerClick(tabId, at, deadline, { button = "left", count = 1, modifiers = 0 } = {}) {
   const base = { x: at.x, y: at.y, button, modifiers };
-  await pointerMove(tabId, at, deadline, 0, modifiers);
+  const sent = [pointerMove(tabId, at, deadline, 0, modifiers)];
   for (let n = 1; n <= count; n++) {
-    await input(tabId, "Input.dispatchMouseEvent", { ...base, type: "mousePressed", buttons: BUTTONS[button], clickCount: n }, deadline);
-    await input(tabId, "Input.dispatchMouseEvent", { ...base, type: "mouseReleased", buttons: 0, clickCount: n }, deadline);
+    sent.push(input(tabId, "Input.dispatchMouseEvent", { ...base, type: "mousePressed", buttons: BUTTONS[button], clickCount: n }, deadline));
+    sent.push(input(tabId, "Input.dispatchMouseEvent", { ...base, type: "mouseReleased", buttons: 0, clickCount: n }, deadline));
   }
+  for (const one of sent) one.catch(() => {}); // the first failure is the answer; later ones are its echo
+  await Promise.all(sent);
 }
 
 const landed = (hit) => !hit || hit.verdict === "landed" || (hit.verdict === "unseen" && hit.still);

@@ -1,20 +1,78 @@
 // @ts-check
-// chrome.debugger where only CDP can do the job: CSP-proof evaluation, killing runaway scripts, screenshots.
+// chrome.debugger where only CDP can do the job: CSP-proof evaluation, killing runaway scripts, screenshots,
+// trusted input. Attached at a tab's first such call and kept while calls keep coming; detached a linger
+// after the last one (linger.js), unless the dialog watch still needs it (dialogs.js).
 import { book } from "./dialog_book.js";
 import * as ext from "./ext.js";
+import { Linger } from "./linger.js";
 import { Codes, TPError } from "./protocol.js";
 import * as trace from "./trace.js";
 
 const attached = new Set();
+/** @type {Map<number, Promise<void>>} attaches under way, so calls sent together attach once */
+const attaching = new Map();
+/** @type {Map<number, Promise<void>>} detaches under way: an attach waits for its tab's to finish */
+const detaching = new Map();
+/** @type {((tabId: number) => void)[]} */
+const onReleased = [];
+/** @type {(tabId: number) => boolean | Promise<boolean>} */
+let keptBy = () => false;
+
+const linger = new Linger({ detach: detachNow, held: (tabId) => keptBy(tabId) });
 
 /** Keep `attached` true to the browser; called once, as the worker starts. */
 export function watchDetaches() {
-  ext.devtools.onDetach.addListener((source) => attached.delete(source.tabId));
-  ext.tabs.onRemoved.addListener((tabId) => attached.delete(tabId));
+  ext.devtools.onDetach.addListener((source) => {
+    if (source.tabId === undefined) return;
+    attached.delete(source.tabId);
+    linger.forget(source.tabId);
+  });
+  ext.tabs.onRemoved.addListener((tabId) => {
+    attached.delete(tabId);
+    linger.forget(tabId);
+  });
+}
+
+/**
+ * The dialog watch's say in the linger (linger.js): `kept(tabId)` true keeps the tab attached past it,
+ * and `released(tabId)` is told when the linger detached a tab (the browser reports no detach we asked for).
+ * @param {(tabId: number) => boolean | Promise<boolean>} kept @param {(tabId: number) => void} released
+ */
+export function lingerWith(kept, released) {
+  keptBy = kept;
+  onReleased.push(released);
+}
+
+/** Keep the tab attached until the returned function is called (an operation in progress there). */
+export function hold(tabId) {
+  return linger.hold(tabId);
+}
+
+async function detachNow(tabId) {
+  if (!attached.has(tabId)) return;
+  attached.delete(tabId);
+  for (const released of onReleased) released(tabId);
+  const done = ext.devtools
+    .detach({ tabId })
+    .catch(() => {}) // already gone: the tab closed, or the person detached it
+    .finally(() => detaching.delete(tabId));
+  detaching.set(tabId, done);
+  await done;
 }
 
 export async function attach(tabId) {
+  if (detaching.has(tabId)) await detaching.get(tabId);
+  linger.touch(tabId);
   if (attached.has(tabId)) return;
+  let pending = attaching.get(tabId);
+  if (!pending) {
+    pending = attachNow(tabId).finally(() => attaching.delete(tabId));
+    attaching.set(tabId, pending);
+  }
+  await pending;
+}
+
+async function attachNow(tabId) {
   try {
     await ext.devtools.attach({ tabId }, "1.3");
   } catch (err) {

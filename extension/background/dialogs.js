@@ -17,7 +17,8 @@ import * as cdp from "./cdp.js";
 import { book, dialogOpen, shown } from "./dialog_book.js";
 import * as ext from "./ext.js";
 import { Codes, TPError } from "./protocol.js";
-import { isRestricted, targetTab } from "./tabs.js";
+import { openHandoffs } from "./handoff.js";
+import { isRestricted, rememberTarget, targetTab } from "./tabs.js";
 
 const ENABLE_MS = 1500;
 
@@ -70,6 +71,14 @@ export function watchDialogs() {
       book.closed(tabId, { result: p.result });
     }
   });
+  // The debugger lingers a while after a tab's last call (cdp.js). A tab is kept attached while the watch
+  // has business there: a dialog open (the agent or the policy may answer it), an answer armed for the
+  // next one, a hand-off to the person (a dialog may come up meanwhile). Detached, the tab is watched
+  // again before its next operation, as at first.
+  cdp.lingerWith(
+    async (tabId) => book.open.has(tabId) || book.armed.has(tabId) || (await openHandoffs()).some((h) => h.tab_id === tabId),
+    (tabId) => watching.delete(tabId),
+  );
   ext.devtools.onDetach.addListener((source) => {
     if (source.tabId === undefined) return;
     watching.delete(source.tabId);
@@ -105,11 +114,22 @@ const RAISED = {
  */
 export async function guarded(op, params, pageChanging, run) {
   const tab = await targetTab(params);
+  rememberTarget(params, tab); // the op looks for the same tab: it need not ask the browser again
   if (tab.id === undefined || isRestricted(tab.url ?? tab.pendingUrl ?? "")) return run(); // the op says why not
   // A read starts no watch of its own: the debugger (and, in the person's own Chrome, its "started
   // debugging" bar) comes with the first action on a tab, not with a look at it. On a tab already
   // watched, a read with a dialog up still fails fast.
   if (!pageChanging && !watching.has(tab.id)) return run();
+  const release = cdp.hold(tab.id); // the debugger stays while the op runs, however long it waits
+  try {
+    return await watchedRun(op, params, pageChanging, tab, run);
+  } finally {
+    release();
+  }
+}
+
+/** guarded's part once the tab is known: watched, then the op raced against a dialog. */
+async function watchedRun(op, params, pageChanging, tab, run) {
   try {
     await watch(tab.id);
   } catch (err) {

@@ -72,6 +72,8 @@ export const scripting = {
 export const devtools = {
   /** @param {chrome.debugger.Debuggee} target @param {string} version */
   attach: (target, version) => chrome.debugger.attach(target, version),
+  /** @param {chrome.debugger.Debuggee} target */
+  detach: (target) => chrome.debugger.detach(target),
   /**
    * CDP answers are not typed here: each caller reads the fields of its method's result.
    * @param {chrome.debugger.Debuggee} target @param {string} method @param {object} [params]

@@ -4,6 +4,7 @@
 // main-frame navigation of the tab seen by webNavigation (watched from before the action) or the tab
 // already loading right after it. An action that starts none costs only a short grace period.
 import * as ext from "./ext.js";
+import { subscribe } from "./hub.js";
 const GRACE_MS = 30;
 
 function mine(tabId) {
@@ -32,15 +33,14 @@ export function watchNavigation(tabId) {
     finished = { url: d.url, sameDocument: true };
     wake();
   };
-  ext.webNavigation.onBeforeNavigate.addListener(onBefore);
-  ext.webNavigation.onCompleted.addListener(onEnd);
-  ext.webNavigation.onErrorOccurred.addListener(onEnd);
-  ext.webNavigation.onHistoryStateUpdated.addListener(onSameDocument);
+  const offs = [
+    subscribe(ext.webNavigation.onBeforeNavigate, onBefore),
+    subscribe(ext.webNavigation.onCompleted, onEnd),
+    subscribe(ext.webNavigation.onErrorOccurred, onEnd),
+    subscribe(ext.webNavigation.onHistoryStateUpdated, onSameDocument),
+  ];
   const stop = () => {
-    ext.webNavigation.onBeforeNavigate.removeListener(onBefore);
-    ext.webNavigation.onCompleted.removeListener(onEnd);
-    ext.webNavigation.onErrorOccurred.removeListener(onEnd);
-    ext.webNavigation.onHistoryStateUpdated.removeListener(onSameDocument);
+    for (const off of offs) off();
   };
   const until = (condition, ms) =>
     new Promise((resolve) => {
@@ -57,11 +57,13 @@ export function watchNavigation(tabId) {
   /**
    * After the action: null (no navigation), or {url, title} once loaded, or {url, pending: true}.
    * `graceMs`: how long a navigation may take to show up; 0 when the page already said it started none.
+   * `tabNow`: the tab as looked up after the action, when the caller already asked for it.
+   * @param {number} limitMs @param {number} [graceMs] @param {Promise<chrome.tabs.Tab | null>} [tabNow]
    */
-  return async function followed(limitMs, graceMs = GRACE_MS) {
+  return async function followed(limitMs, graceMs = GRACE_MS, tabNow = undefined) {
     try {
       if (!started) {
-        const tab = await ext.tabs.get(tabId).catch(() => null);
+        const tab = await (tabNow ?? ext.tabs.get(tabId).catch(() => null));
         if (tab?.status === "loading" && tab.pendingUrl) started = tab.pendingUrl;
       }
       if (!started && !(await until(() => started !== null, graceMs))) return null;

@@ -6,11 +6,17 @@
 // costs one executeScript and the quiet window; nothing waits for a fixed time beyond that.
 import { askPage } from "./content.js";
 import * as ext from "./ext.js";
+import { subscribe } from "./hub.js";
 import { navigationNote, watchNavigation } from "./follow.js";
 
 export const QUIET_MS = 8;
+// When the action changed nothing at all (no mutation since the watch began, no navigation, no request),
+// a shorter wait ends it: the tasks it queued have run by then (content/acts.js), and the request or
+// navigation a handler starts is seen by the browser within it.
+export const IDLE_MS = 2;
 const MAX_QUIET_MS = 1000; // a page that never stops changing (a clock, an animation) is not waited out
 const NETWORK_MS = 3000; // how long requests the action started may keep the answer waiting
+const ALL_URLS = { urls: ["<all_urls>"] };
 
 /** Every tab's requests in flight (besides its main document), kept from the worker's start. */
 const inflightByTab = new Map();
@@ -45,22 +51,23 @@ export function trackRequests(tabId) {
   const inflight = new Set();
   let started = 0;
   let wake = () => {};
-  const filter = { urls: ["<all_urls>"], tabId };
-  /** @param {chrome.webRequest.OnBeforeRequestDetails} d @returns {undefined} */
+  /** @param {chrome.webRequest.OnBeforeRequestDetails} d */
   const onRequest = (d) => {
     // The main document's own request is a navigation, which settle waits for on its own.
-    if (d.type !== "main_frame") {
+    if (d.tabId === tabId && d.type !== "main_frame") {
       inflight.add(d.requestId);
       started += 1;
     }
   };
   const onDone = (d) => {
-    inflight.delete(d.requestId);
+    if (d.tabId !== tabId || !inflight.delete(d.requestId)) return;
     if (inflight.size === 0) wake();
   };
-  ext.webRequest.onBeforeRequest.addListener(onRequest, filter);
-  ext.webRequest.onCompleted.addListener(onDone, filter);
-  ext.webRequest.onErrorOccurred.addListener(onDone, filter);
+  const offs = [
+    subscribe(ext.webRequest.onBeforeRequest, onRequest, ALL_URLS),
+    subscribe(ext.webRequest.onCompleted, onDone, ALL_URLS),
+    subscribe(ext.webRequest.onErrorOccurred, onDone, ALL_URLS),
+  ];
   return {
     get count() {
       return inflight.size;
@@ -81,9 +88,7 @@ export function trackRequests(tabId) {
       });
     },
     stop() {
-      ext.webRequest.onBeforeRequest.removeListener(onRequest);
-      ext.webRequest.onCompleted.removeListener(onDone);
-      ext.webRequest.onErrorOccurred.removeListener(onDone);
+      for (const off of offs) off();
     },
   };
 }
@@ -105,8 +110,7 @@ function openedTabs(tabId) {
   const onCreated = (tab) => {
     if (tab.openerTabId === tabId) tabs.push(tab);
   };
-  ext.tabs.onCreated.addListener(onCreated);
-  return { tabs, stop: () => ext.tabs.onCreated.removeListener(onCreated) };
+  return { tabs, stop: subscribe(ext.tabs.onCreated, onCreated) };
 }
 
 /**
@@ -148,9 +152,11 @@ export function watchAction(tabId) {
     async done(deadline, { hit = false, noText = false, frameId = 0 } = {}) {
       try {
         const left = () => Math.max(0, deadline.left());
-        const base = { quiet_ms: QUIET_MS, max_ms: MAX_QUIET_MS, no_text: noText };
+        const base = { quiet_ms: QUIET_MS, idle_ms: IDLE_MS, max_ms: MAX_QUIET_MS, no_text: noText };
+        // Whether the tab is loading after the action is asked meanwhile (a navigation the page did not see).
+        const tabNow = ext.tabs.get(tabId).catch(() => null);
         let page = await settleInPage(tabId, { ...base, hit, timeout_ms: left() }, frameId);
-        const nav = await followed(left(), page && !page.navigating ? 0 : undefined);
+        const nav = await followed(left(), page && !page.navigating ? 0 : undefined, page && !page.navigating ? tabNow : undefined);
         const verdict = hit ? { hit: page?.hit } : {};
         if (nav) return withOpened(opened.tabs, { ...navigationNote(nav), changed: navigationLine(nav), ...verdict });
         if (requests.count > 0 && left() > 0) {

@@ -33,7 +33,20 @@ export async function getTab(tabId) {
   }
 }
 
+/** Tabs looked up for a request's params, handed once to the op that runs next (the dialog guard's look). */
+const lookedUp = new WeakMap();
+
+/** The op about to run with `params` may take `tab` as its target instead of looking it up again. */
+export function rememberTarget(params, tab) {
+  lookedUp.set(params, tab);
+}
+
 export async function targetTab(params) {
+  const known = lookedUp.get(params);
+  if (known) {
+    lookedUp.delete(params);
+    return known;
+  }
   if (Number.isInteger(params.tab_id)) return getTab(params.tab_id);
   const tracked = await trackedTabId();
   if (tracked !== null) {

@@ -13,13 +13,15 @@
   const SNIPPET = 40;
   const MAX_SNIPPETS = 2;
   const OURS = /^data-tabpilot-/;
+  // A mutation seen this soon after the action ended came from its own task (its handlers ran then).
+  const SYNC_MS = 1;
 
   // -- what an action changed --------------------------------------------------------------------
   // A MutationObserver started just before the action (and the Navigation API's `navigate` event, which
   // says at once that the action started a cross-document navigation), read when the action settled:
   // the page has been quiet for a short window, or a navigation is under way.
 
-  /** @type {null | {observer: MutationObserver, url: string, title: string, last: number, started: number, added: number, removed: number, attrs: Set<Element>, texts: string[], gone: string[], navigating: string, timer: number, stop: () => void}} */
+  /** @type {null | {observer: MutationObserver, url: string, title: string, last: number, started: number, mutated: boolean, added: number, removed: number, attrs: Set<Element>, texts: string[], gone: string[], navigating: string, timer: number, stop: () => void}} */
   let watch = null;
 
   function countElements(node) {
@@ -54,6 +56,7 @@
       title: document.title,
       started: performance.now(),
       last: performance.now(),
+      mutated: false,
       added: 0,
       removed: 0,
       attrs: new Set(),
@@ -63,6 +66,8 @@
       timer: 0,
       observer: new MutationObserver((records) => {
         w.last = performance.now();
+        // Our own marks (data-tabpilot-*) are no sign of the page's doing.
+        if (records.some((r) => r.type !== "attributes" || !OURS.test(r.attributeName ?? ""))) w.mutated = true;
         for (const r of records) {
           if (r.type === "childList") {
             for (const n of r.addedNodes) {
@@ -115,22 +120,40 @@
   }
 
   /**
-   * Resolves once no mutation came for `quietMs` (counted from the last one, and from now: tasks the
-   * action queued — a form's submission, a handler's setTimeout(0) — run first), or after `timeoutMs`.
+   * Resolves once the page is quiet after the action, which ended at `from` (performance.now() time),
+   * or after `timeoutMs`. A page that changes after the action's own task (a timer, a frame, a server's
+   * answer: changes in pieces) is waited for until no mutation came for `quietMs`, counted from the last
+   * one. A page that changed nothing, or only within the action's own task (a handler's synchronous
+   * work), is done `idleMs` after the action. Either way at least one task runs first, so tasks the
+   * action queued (a handler's setTimeout(0), a form's submission) have run: what they change counts.
    */
-  function quiet(w, quietMs, timeoutMs) {
-    const from = performance.now();
-    const ends = from + timeoutMs;
+  function quiet(w, from, quietMs, idleMs, timeoutMs) {
+    const ends = performance.now() + timeoutMs;
     return new Promise((resolve) => {
       const check = () => {
         const now = performance.now();
         if (w.navigating) return resolve(undefined);
-        const wait = Math.max(w.last, from) + quietMs - now;
+        const later = w.mutated && w.last > from + SYNC_MS;
+        const wait = (later ? w.last + quietMs : from + idleMs) - now;
         if (wait <= 0 || now >= ends) return resolve(undefined);
         setTimeout(check, Math.min(wait, ends - now));
       };
-      check();
+      nextTask(check);
     });
+  }
+
+  // One task turn, queued behind the tasks the page queued so far (a handler's setTimeout(0) included).
+  // After an input event the browser runs the page's next frame before its queued tasks, so this turn
+  // ends after the frame that shows what the action did.
+  const channel = new MessageChannel();
+  /** @type {(() => void)[]} */
+  const queued = [];
+  channel.port1.onmessage = () => queued.shift()?.();
+
+  /** @param {() => void} fn */
+  function nextTask(fn) {
+    queued.push(fn);
+    channel.port2.postMessage(0);
   }
 
   async function pageWatch() {
@@ -148,7 +171,11 @@
     const w = watch;
     if (!w) return { changed: "", hit };
     const left = Math.max(0, Number(p.timeout_ms) || 0);
-    await quiet(w, Math.max(0, Number(p.quiet_ms) || 0), Math.min(left, Number(p.max_ms) || left));
+    const quietMs = Math.max(0, Number(p.quiet_ms) || 0);
+    const idleMs = Math.min(quietMs, Math.max(0, Number(p.idle_ms ?? quietMs) || 0));
+    // A click's guard saw when it ended; other actions (keys, fill) ended just before this was asked.
+    const from = Math.min(performance.now(), hit?.at || performance.now());
+    await quiet(w, from, quietMs, idleMs, Math.min(left, Number(p.max_ms) || left));
     if (w.navigating) return { navigating: w.navigating, hit };
     return { changed: summary(w, !p.no_text), hit };
   }

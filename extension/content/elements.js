@@ -253,7 +253,7 @@
 
   function arm(el, x, y) {
     disarm();
-    const g = { el, x, y, verdict: null, target: "", active: true };
+    const g = { el, x, y, verdict: null, target: "", active: true, at: 0 };
     g.listener = (e) => {
       if (!e.isTrusted || !g.active) return;
       if (g.verdict === null) {
@@ -264,7 +264,10 @@
         e.preventDefault();
         e.stopImmediatePropagation();
       }
-      if (ENDS.has(e.type)) disarm();
+      if (ENDS.has(e.type)) {
+        g.at = performance.now(); // when the click ended: what it changed is watched from here (content/acts.js)
+        disarm();
+      }
     };
     for (const type of GUARDED) window.addEventListener(type, g.listener, true);
     g.timer = setTimeout(disarm, GUARD_MS);
@@ -280,7 +283,7 @@
     const g = guard;
     disarm();
     if (!g) return { verdict: "unseen", still: false };
-    if (g.verdict) return { verdict: g.verdict, target: g.target };
+    if (g.verdict) return { verdict: g.verdict, target: g.target, at: g.at };
     const inside = g.x >= 0 && g.y >= 0 && g.x < window.innerWidth && g.y < window.innerHeight;
     const top = inside ? elementAt(g.el, g.x, g.y) : null;
     return { verdict: "unseen", still: !!top && (top === g.el || g.el.contains(top)), target: describe(top) };

@@ -312,6 +312,25 @@ async def test_a_click_that_navigates_answers_with_the_new_page_and_observe_sees
     assert page["title"] == "Second Page"
 
 
+async def test_changed_sees_what_the_click_queued_for_its_next_task(
+    mcp: StdioMcp, e2e_app: App, tab: Any, site: FixtureSite, pilot_on: None
+) -> None:
+    # A click whose handler changes nothing at once ends soon after it (no quiet window to wait out),
+    # but never before the tasks it queued have run.
+    await open_page(e2e_app, tab, site, "/acts.html")
+    await tab.evaluate(
+        """() => document.querySelector('h1').addEventListener('click', (e) => {
+          if (!e.isTrusted) return;
+          setTimeout(() => {
+            const p = document.createElement('p'); p.textContent = 'Done in the next task';
+            document.body.appendChild(p);
+          }, 0);
+        })"""
+    )
+    clicked = await act(mcp, "click", selector="h1")
+    assert clicked["changed"] == "+1 element, text 'Done in the next task' appeared"
+
+
 async def test_changed_waits_for_the_request_a_click_started(
     mcp: StdioMcp, e2e_app: App, tab: Any, site: FixtureSite, pilot_on: None
 ) -> None:
