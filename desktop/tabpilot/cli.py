@@ -166,6 +166,13 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     words = sys.argv[1:] if argv is None else argv
+    if words == ["mcp"]:
+        # An agent starting its session: straight to the running app's socket, before any parser or spec.
+        from tabpilot.agent import local_relay
+
+        relayed = local_relay.run()
+        if relayed is not None:
+            return relayed
     if words and words[0] in shell.subcommands():
         return shell.run(words[0], words[1:])
     if words and words[0] == "chain":

@@ -8,13 +8,16 @@ keyring, so the agent's `initialize` is answered about as fast as Python starts 
 
 from __future__ import annotations
 
-import contextlib
-import json
 import os
 import socket
 import sys
 import threading
-from typing import BinaryIO
+
+from tabpilot import quickjson
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import BinaryIO
 
 DRAIN_LIMIT_S = 600.0
 """After stdin ends, how long answers still owed may take (a workflow waits up to its wait_ms)."""
@@ -43,7 +46,7 @@ def connect(path: str) -> socket.socket | None:
 def _ids(line: bytes, *, answers: bool) -> list[str]:
     """The ids of the requests (answers=False) or of the answers (True) in one JSON-RPC line."""
     try:
-        message = json.loads(line)
+        message = quickjson.loads(line)
     except ValueError:
         return []
     items = message if isinstance(message, list) else [message]
@@ -52,7 +55,7 @@ def _ids(line: bytes, *, answers: bool) -> list[str]:
         if isinstance(item, dict) and item.get("id") is not None:
             is_answer = "result" in item or "error" in item
             if is_answer == answers and (answers or "method" in item):
-                out.append(json.dumps(item["id"]))
+                out.append(quickjson.dumps_compact(item["id"]))
     return out
 
 
@@ -94,8 +97,11 @@ def relay(sock: socket.socket, stdin: BinaryIO, stdout: BinaryIO) -> int:
         except OSError:
             pass
         finally:
-            with contextlib.suppress(OSError):
+            # Not contextlib.suppress: importing contextlib costs the relay's start more than it saves here.
+            try:  # noqa: SIM105
                 sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass  # the app went first
 
     pump = threading.Thread(target=up, name="tabpilot-mcp-up", daemon=True)
     pump.start()
