@@ -70,8 +70,8 @@ async def test_tabpilot_mcp_answers_through_the_socket_without_the_heavy_librari
     assert "tabpilot.agent.local_relay" in modules
     heavy = {m for m in modules if m.split(".")[0] in ("aiohttp", "mcp", "keyring", "PySide6", "playwright")}
     assert heavy == set(), f"the relay imported {sorted(heavy)}"
-    # Straight to the socket: no command-line parser, no subcommand spec, no engine.
-    assert not {"argparse", "tabpilot.shell", "tabpilot.engine"} & modules
+    # Straight to the socket: no command-line parser, no engine, not even pathlib (home.py finds it).
+    assert not {"argparse", "tabpilot.engine", "tabpilot.paths"} & modules
 
 
 async def test_a_home_too_long_for_a_socket_still_relays_over_the_websocket(

@@ -24,10 +24,10 @@ DRAIN_LIMIT_S = 600.0
 
 
 def socket_path() -> str:
-    """Where the app of this home listens (tabpilot/paths.py `local_socket`), without importing pathlib."""
-    from tabpilot.paths import Paths
+    """Where the app of this home listens (tabpilot/home.py, which Paths.local_socket is built from too)."""
+    from tabpilot import home
 
-    return str(Paths.resolve().local_socket)
+    return home.local_socket()
 
 
 def connect(path: str) -> socket.socket | None:
