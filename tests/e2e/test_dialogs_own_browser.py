@@ -32,7 +32,7 @@ async def pair(app: App, popup: Popup) -> None:
     assert app.bridge is not None
     await popup.submit("#portform", "#port", str(app.bridge.port))
     await until(lambda: says(popup, "#link", "not paired"), timeout=15, what="the popup to say not paired")
-    [pending] = await until(app.pairings.pending, timeout=5, what="the pairing code")
+    [pending] = await until(app.pairings.pending, timeout=15, what="the pairing code")
     await popup.submit("#pairform", "#code", pending.code)
     await until(lambda: app.link.connected, timeout=15, what="the person's browser to pair and connect")
     assert app.link.info()["managed"] is False

@@ -44,11 +44,10 @@ class FrameLines:
                 await self._ws.send_str(json.dumps(verdict.reply, ensure_ascii=False, separators=(",", ":")))
 
 
-class FrameWriter:
-    """What the SDK writes, one frame per flush (it flushes after every message)."""
+class _Messages:
+    """What the SDK writes, one message per flush (it flushes after every message), sent by `send`."""
 
-    def __init__(self, ws: web.WebSocketResponse) -> None:
-        self._ws = ws
+    def __init__(self) -> None:
         self._pending: list[str] = []
 
     async def write(self, text: str) -> int:
@@ -61,6 +60,20 @@ class FrameWriter:
         data, self._pending = "".join(self._pending), []
         if trace.enabled and trace.FIELD in data:
             data = _stamped(data)
+        await self.send(data)
+
+    async def send(self, data: str) -> None:
+        raise NotImplementedError
+
+
+class FrameWriter(_Messages):
+    """One WebSocket frame per message."""
+
+    def __init__(self, ws: web.WebSocketResponse) -> None:
+        super().__init__()
+        self._ws = ws
+
+    async def send(self, data: str) -> None:
         if not self._ws.closed:
             await self._ws.send_str(data)
 
@@ -120,24 +133,12 @@ class StreamLines:
                 )
 
 
-class StreamWriter:
-    """What the SDK writes, one line per flush, onto a local socket."""
+class StreamWriter(_Messages):
+    """One line per message, onto a local socket."""
 
     def __init__(self, writer: asyncio.StreamWriter) -> None:
+        super().__init__()
         self._writer = writer
-        self._pending: list[str] = []
-
-    async def write(self, text: str) -> int:
-        self._pending.append(text)
-        return len(text)
-
-    async def flush(self) -> None:
-        if not self._pending:
-            return
-        data, self._pending = "".join(self._pending), []
-        if trace.enabled and trace.FIELD in data:
-            data = _stamped(data)
-        await self.send(data)
 
     async def send(self, data: str) -> None:
         if self._writer.is_closing():
