@@ -12,6 +12,7 @@ import pytest
 from tabpilot.app import App
 from tabpilot.resources import extension_id
 from tests.e2e.conftest import E2E
+from tests.gui.xserver import SCREENSHOTS
 from tests.support.mcp_stdio import StdioMcp
 from tests.support.site import FixtureSite
 from tests.support.waiting import until
@@ -54,6 +55,11 @@ async def test_the_person_signs_in_during_a_handoff_and_resume_gives_the_agent_t
     await until(popup.locator("#handoffs").is_visible, timeout=5, what="the popup to show the hand-off")
     assert await popup.locator("#handofflist .reason").inner_text() == "Please sign in, then Resume"
     assert await popup.locator("#handofflist .where").inner_text() == "Sign in"
+    # What the person sees, kept for a look (artifacts/screenshots/).
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    width, height = await popup.evaluate("[document.body.scrollWidth, document.body.scrollHeight]")
+    area = {"x": 0, "y": 0, "width": min(width + 16, 400), "height": height + 16}
+    await popup.screenshot(path=str(SCREENSHOTS / "popup-handoff.png"), clip=area)
 
     # A scripted person signs in, in the tab (the agent never sees the password).
     await tab.fill("#user", "alice")
