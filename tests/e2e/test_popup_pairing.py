@@ -98,4 +98,5 @@ async def test_your_own_browser_pairs_and_works_beside_the_managed_one(make_app:
 async def _unpaired_look(popup: Any) -> str | None:
     """The popup's whole text while its link says "not paired" (None while it says anything else)."""
     body = str(await popup.inner_text("body"))
-    return body if "not paired" in body and "To pair this browser" in body else None
+    hint = "To pair this browser with Tabpilot, type the code that Tabpilot's window"  # once the app has the knock
+    return body if "not paired" in body and hint in body else None
