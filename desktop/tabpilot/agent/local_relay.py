@@ -1,9 +1,11 @@
-"""`tabpilot mcp`'s fast path: stdio to the running app's local socket, with the standard library only.
+"""`tabpilot mcp`'s fast path: stdio to the running app's local socket, with the standard library (and two
+small modules of ours: home.py finds the socket, quickjson reads ids).
 
 Lines go up as they come and lines come down as they come; nothing is parsed but the ids of requests and
 answers, so that when the client closes stdin after its last request (a script piping a few lines in)
 the answers still owed are delivered before the relay ends. It imports no aiohttp, no MCP SDK and no
-keyring, so the agent's `initialize` is answered about as fast as Python starts (issue 11: ≤ 100 ms).
+keyring, no argparse, json or pathlib, so the agent's `initialize` is answered about as fast as Python
+starts (issue 11: ≤ 100 ms; 30 ms measured).
 """
 
 from __future__ import annotations
