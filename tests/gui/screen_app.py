@@ -13,7 +13,6 @@ import json
 import logging
 import os
 import sys
-import time
 from collections.abc import Callable, Coroutine
 from typing import Any
 
@@ -87,11 +86,10 @@ async def opened(menu: QMenu, what: str) -> None:
 
 async def wait_for_tray_host() -> bool:
     """trayer may still be claiming the tray selection when we start: poll it, with a deadline."""
-    deadline = time.monotonic() + TRAY_WAIT_S
-    while not QSystemTrayIcon.isSystemTrayAvailable():
-        if time.monotonic() > deadline:
-            return False
-        await asyncio.sleep(0.05)
+    try:
+        await until(QSystemTrayIcon.isSystemTrayAvailable, timeout=TRAY_WAIT_S, interval=0.05, what="a tray host")
+    except AssertionError:
+        return False
     return True
 
 

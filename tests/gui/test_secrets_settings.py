@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-import time
+import threading
 from collections.abc import Callable
 from pathlib import Path
 
@@ -138,16 +138,25 @@ async def test_a_saved_secret_is_listed_even_when_the_keyring_writes_slowly(
     window = tray.show_secrets()
     assert isinstance(window, SecretsWindow)
     await ui_settled()
-    submit = keyring_store._writer.submit
+    submit, flush = keyring_store._writer.submit, keyring_store._writer.flush
+    # A keyring busy elsewhere: every background write waits until someone needs the writes done (a
+    # flush lets them go). A window reading the list before then would miss the new name.
+    busy = threading.Event()
 
     def slowly(job: Callable[[], None]) -> None:
-        def slow_job() -> None:
-            time.sleep(0.4)  # a keyring busy elsewhere (this runs on the writer thread, not the test's)
+        def held_job() -> None:
+            busy.wait(timeout=10)  # on the writer thread, not the test's
             job()
 
-        submit(slow_job)
+        submit(held_job)
+
+    def flushing(timeout: float | None = 10.0) -> None:
+        busy.set()
+        flush(timeout)
+        busy.clear()
 
     monkeypatch.setattr(keyring_store._writer, "submit", slowly)
+    monkeypatch.setattr(keyring_store._writer, "flush", flushing)
     names = [secret_name(), secret_name()]
     for name in names:
         window.name_edit.setText(name)

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import contextlib
 import subprocess
-import time
 from collections.abc import Iterator
 
 import pytest
 from tests.gui.xserver import XServer, need, stop
+from tests.support.waiting import until_sync
 
 START_TIMEOUT_S = 15.0
 
@@ -20,14 +20,17 @@ def window_manager(x: XServer) -> Iterator[subprocess.Popen[bytes]]:
     openbox = need("openbox", "openbox")
     proc = subprocess.Popen([openbox, "--sm-disable"], env=x.env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:
-        deadline = time.monotonic() + START_TIMEOUT_S
-        while not _managed(x):
+
+        def managed_or_ended() -> bool:
             if proc.poll() is not None:
                 err = proc.stderr.read().decode(errors="replace") if proc.stderr else ""
                 pytest.fail(f"openbox ended before it managed the screen (exit {proc.returncode}): {err}")
-            if time.monotonic() > deadline:
-                pytest.fail(f"openbox did not manage the screen within {START_TIMEOUT_S:g} s", pytrace=False)
-            time.sleep(0.05)  # polling an external process, with the deadline above
+            return _managed(x)
+
+        try:
+            until_sync(managed_or_ended, timeout=START_TIMEOUT_S, interval=0.05, what="openbox to manage the screen")
+        except AssertionError:
+            pytest.fail(f"openbox did not manage the screen within {START_TIMEOUT_S:g} s", pytrace=False)
         yield proc
     finally:
         stop(proc)

@@ -23,6 +23,7 @@ from typing import Any
 import pytest
 from PySide6.QtCore import QPoint, QRect
 from PySide6.QtGui import QImage
+from tests.support.waiting import until_sync
 
 REPO = Path(__file__).resolve().parents[2]
 SCREENSHOTS = REPO / "artifacts" / "screenshots"
@@ -95,9 +96,10 @@ class XServer:
         QSystemTrayIcon.geometry() cannot tell: after XEmbed reparenting Qt still believes it sits at 0,0.
         """
         xwininfo = need("xwininfo", "x11-utils")
-        deadline = time.monotonic() + timeout
-        while True:
-            out = subprocess.run(
+        last = [""]
+
+        def embedded() -> QRect | None:
+            out = last[0] = subprocess.run(
                 [xwininfo, "-id", str(winid), "-tree", "-stats"],
                 env=self.env,
                 capture_output=True,
@@ -113,9 +115,12 @@ class XServer:
                     int(fields["Width"]),
                     int(fields["Height"]),
                 )
-            if time.monotonic() > deadline:
-                pytest.fail(f"the tray host did not embed the tray icon within {timeout:g} s:\n{out}", pytrace=False)
-            time.sleep(0.05)  # polling an external process, with the deadline above
+            return None
+
+        try:
+            return until_sync(embedded, timeout=timeout, interval=0.05, what="the tray host to embed the icon")
+        except AssertionError:
+            pytest.fail(f"the tray host did not embed the tray icon within {timeout:g} s:\n{last[0]}", pytrace=False)
 
     def move_mouse(self, at: QPoint) -> None:
         self._xdotool("mousemove", "--sync", str(at.x()), str(at.y()))

@@ -6,7 +6,6 @@ import json
 import os
 import stat
 import threading
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
@@ -15,20 +14,14 @@ import pytest
 
 from tabpilot.engine.workflows import parse_workflow
 from tabpilot.storage.workflow_store import DiskWorkflowStore
+from tests.support.waiting import until_sync
 
 T = TypeVar("T")
 
 
 def eventually(condition: Callable[[], T], *, timeout: float = 2.0, what: str = "") -> T:
     """Poll `condition` until it is truthy; fail after `timeout` seconds (the contract's 2 s)."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = condition()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"not within {timeout:g} s: {what or condition}")
-        time.sleep(0.01)
+    return until_sync(condition, timeout=timeout, interval=0.01, what=what)
 
 
 def doc(workflow_id: str, name: str = "jobs", **extra: Any) -> dict[str, Any]:
