@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, NotRequired, TypedDict, TypeVar
 from urllib.parse import urlsplit
 
-from tabpilot.engine.args import FrameArgs, TabArgs, arg
+from tabpilot.engine.args import FrameArgs, TabArgs, arg, params_of
 from tabpilot.engine.commands import Cli, Command
 from tabpilot.engine.context import CommandContext
 from tabpilot.engine.errors import TabpilotError, shown
@@ -239,7 +239,7 @@ async def _select(ctx: CommandContext, a: SelectArgs) -> dict[str, Any]:
     return dict(scrub(result, secrets))
 
 
-def _page_action(
+def page_action(
     mode: str,
     summary: str,
     op: str,
@@ -251,7 +251,11 @@ def _page_action(
     cli: Cli | None = None,
     handler: Any = None,
 ) -> Command[Any]:
-    """An action on one element: changes the page, so it needs the pilot, page actions and approval."""
+    """An action on one element: changes the page, so it needs the pilot, page actions and approval. In
+    the shell it is a subcommand named after it, taking its required parameters in order unless `cli`
+    says otherwise (`tabpilot drag SOURCE TARGET`)."""
+    if cli is None:
+        cli = Cli(mode.replace("_", "-"), positional=tuple(p.name for p in params_of(args) if p.required))
     return Command(
         "interact",
         mode,
@@ -316,7 +320,7 @@ COMMANDS: list[Command[Any]] = [
         approval="javascript",
         cli=Cli("js", positional=("script",), show="result"),
     ),
-    _page_action(
+    page_action(
         "click",
         "click (trusted events; waits until clickable)",
         "dom.click",
@@ -332,7 +336,7 @@ COMMANDS: list[Command[Any]] = [
         Cli("click", positional=("selector",)),
         handler=_click,
     ),
-    _page_action(
+    page_action(
         "fill",
         "set an input's value",
         "dom.fill",
@@ -343,7 +347,7 @@ COMMANDS: list[Command[Any]] = [
         "The answer never echoes the value. " + CHANGED_NOTE,
         cli=Cli("fill", positional=("selector", "value")),
     ),
-    _page_action(
+    page_action(
         "type",
         "type with key events",
         "dom.type",
@@ -354,7 +358,7 @@ COMMANDS: list[Command[Any]] = [
         "Trusted key events, at the end of the field.",
         Cli("type", positional=("selector", "text")),
     ),
-    _page_action(
+    page_action(
         "press",
         "key into selector or the focused element",
         "dom.press",
@@ -366,7 +370,7 @@ COMMANDS: list[Command[Any]] = [
         "navigation it starts is waited for as with click.",
         Cli("press", positional=("key", "selector")),
     ),
-    _page_action(
+    page_action(
         "select",
         "<select> option by value, label or text",
         "dom.select",

@@ -9,12 +9,20 @@ import binascii
 from dataclasses import dataclass
 from typing import Any, Literal, NotRequired, TypedDict
 
-from tabpilot.engine.args import TabArgs, arg, params_of
-from tabpilot.engine.commands import ApprovalScope, Cli, Command
+from tabpilot.engine.args import TabArgs, arg
+from tabpilot.engine.commands import ApprovalScope, Command
 from tabpilot.engine.context import CommandContext
 from tabpilot.engine.errors import TabpilotError
 from tabpilot.engine.files import describe_uploads, read_uploads, safe_name, save_download
-from tabpilot.engine.interact import CHANGED_NOTE, SELECTOR_DOC, TIMEOUT_MARGIN_S, ElementArgs, Navigation, check_url
+from tabpilot.engine.interact import (
+    CHANGED_NOTE,
+    SELECTOR_DOC,
+    TIMEOUT_MARGIN_S,
+    ElementArgs,
+    Navigation,
+    check_url,
+    page_action,
+)
 
 WAIT_STATES = ("visible", "hidden", "attached", "detached")
 WAIT_CONDITIONS = ("selector", "text", "url", "network_idle", "load")
@@ -233,24 +241,7 @@ def _element_action(
     notes: str,
     op: str,
 ) -> Command[Any]:
-    return Command(
-        "interact",
-        mode,
-        "mutate",
-        summary,
-        handler,
-        args,
-        returns=returns,
-        notes=notes,
-        example_result=example,
-        ops=(op,),
-        pilot_gated=True,
-        capability="page_actions",
-        approval="element",
-        step=True,
-        # In the shell: its required text parameters in order (`tabpilot drag SOURCE TARGET`).
-        cli=Cli(mode.replace("_", "-"), positional=tuple(p.name for p in params_of(args) if p.required)),
-    )
+    return page_action(mode, summary, op, args, None, returns, example, notes, handler=handler)
 
 
 def _history_command(direction: str, summary: str) -> Command[Any]:
