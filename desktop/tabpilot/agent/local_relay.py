@@ -45,8 +45,9 @@ def connect(path: str) -> socket.socket | None:
     return sock
 
 
-def _ids(line: bytes, *, answers: bool) -> list[str]:
-    """The ids of the requests (answers=False) or of the answers (True) in one JSON-RPC line."""
+def message_ids(line: str | bytes, *, answers: bool) -> list[str]:
+    """The ids of the requests (answers=False) or of the answers (True) in one JSON-RPC line (both relays
+    count what the app still owes with it)."""
     try:
         message = quickjson.loads(line)
     except ValueError:
@@ -92,7 +93,7 @@ def relay(sock: socket.socket, stdin: BinaryIO, stdout: BinaryIO) -> int:
             for line in iter(stdin.readline, b""):
                 if not line.strip():
                     continue
-                owed.add(_ids(line, answers=False))
+                owed.add(message_ids(line, answers=False))
                 sock.sendall(line if line.endswith(b"\n") else line + b"\n")
             # stdin ended: what the app still owes is delivered first (within a limit), then goodbye.
             owed.settled.wait(DRAIN_LIMIT_S)
@@ -111,7 +112,7 @@ def relay(sock: socket.socket, stdin: BinaryIO, stdout: BinaryIO) -> int:
         for line in down:
             stdout.write(line)
             stdout.flush()
-            owed.answered(_ids(line, answers=True))
+            owed.answered(message_ids(line, answers=True))
     return 0
 
 

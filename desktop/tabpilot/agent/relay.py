@@ -10,40 +10,20 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import sys
 from typing import BinaryIO
 
 import aiohttp
 
 from tabpilot import client
+from tabpilot.agent.local_relay import DRAIN_LIMIT_S, message_ids
 from tabpilot.paths import Paths
 
 MAX_MESSAGE = 64 * 1024 * 1024
 TOO_LONG = b'{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"A message longer than 64 MB was dropped."}}\n'
 
 
-DRAIN_LIMIT_S = 600.0
-"""After stdin ends, how long answers still owed may take (a workflow waits up to its wait_ms)."""
-
 _background: set[asyncio.Task[None]] = set()
-
-
-def _ids(text: str, *, answers: bool) -> list[object]:
-    """The ids of the requests (answers=False) or of the answers (True) in one JSON-RPC frame."""
-    try:
-        message = json.loads(text)
-    except ValueError:
-        return []
-    items = message if isinstance(message, list) else [message]
-    out: list[object] = []
-    for item in items:
-        if not isinstance(item, dict) or item.get("id") is None:
-            continue
-        is_answer = "result" in item or "error" in item
-        if is_answer == answers and (answers or "method" in item):
-            out.append(json.dumps(item["id"]))
-    return out
 
 
 async def _stdin_lines(stdin: BinaryIO) -> asyncio.StreamReader:
@@ -72,7 +52,7 @@ async def relay(url: str, token: str, stdin: BinaryIO, stdout: BinaryIO) -> None
             url, headers={"Authorization": f"Bearer {token}"}, max_msg_size=MAX_MESSAGE, autoping=True
         ) as ws,
     ):
-        owed: set[object] = set()
+        owed: set[str] = set()
         settled = asyncio.Event()
         settled.set()
 
@@ -88,7 +68,7 @@ async def relay(url: str, token: str, stdin: BinaryIO, stdout: BinaryIO) -> None
                     break
                 if line.strip():
                     text = line.decode("utf-8", errors="replace")
-                    owed.update(_ids(text, answers=False))
+                    owed.update(message_ids(text, answers=False))
                     if owed:
                         settled.clear()
                     await ws.send_str(text)
@@ -103,7 +83,7 @@ async def relay(url: str, token: str, stdin: BinaryIO, stdout: BinaryIO) -> None
                     data = frame.data if frame.data.endswith("\n") else frame.data + "\n"
                     stdout.write(data.encode("utf-8"))
                     stdout.flush()
-                    owed.difference_update(_ids(frame.data, answers=True))
+                    owed.difference_update(message_ids(frame.data, answers=True))
                     if not owed:
                         settled.set()
                 elif frame.type in (aiohttp.WSMsgType.CLOSE, aiohttp.WSMsgType.ERROR):
