@@ -35,13 +35,11 @@ class FrameLines:
                 text = frame.data.decode("utf-8", errors="replace")
             else:
                 continue
-            verdict = screen(text)
-            if verdict.passes:
-                if trace.enabled:
-                    _note_received(text)
-                yield text
-            elif verdict.reply is not None and not self._ws.closed:
-                await self._ws.send_str(json.dumps(verdict.reply, ensure_ascii=False, separators=(",", ":")))
+            line, answer = _screened(text)
+            if line is not None:
+                yield line
+            elif answer is not None and not self._ws.closed:
+                await self._ws.send_str(answer)
 
 
 class _Messages:
@@ -76,6 +74,19 @@ class FrameWriter(_Messages):
     async def send(self, data: str) -> None:
         if not self._ws.closed:
             await self._ws.send_str(data)
+
+
+def _screened(text: str) -> tuple[str | None, str | None]:
+    """One incoming message, whichever socket brought it: (the line for the SDK, or None; else the answer
+    to send back in its place, or None when it deserves none)."""
+    verdict = screen(text)
+    if verdict.passes:
+        if trace.enabled:
+            _note_received(text)
+        return text, None
+    if verdict.reply is None:
+        return None, None
+    return None, json.dumps(verdict.reply, ensure_ascii=False, separators=(",", ":"))
 
 
 def _note_received(text: str) -> None:
@@ -122,15 +133,11 @@ class StreamLines:
             text = raw.decode("utf-8", errors="replace")
             if not text.strip():
                 continue
-            verdict = screen(text)
-            if verdict.passes:
-                if trace.enabled:
-                    _note_received(text)
-                yield text
-            elif verdict.reply is not None:
-                await StreamWriter(self._writer).send(
-                    json.dumps(verdict.reply, ensure_ascii=False, separators=(",", ":"))
-                )
+            line, answer = _screened(text)
+            if line is not None:
+                yield line
+            elif answer is not None:
+                await StreamWriter(self._writer).send(answer)
 
 
 class StreamWriter(_Messages):
