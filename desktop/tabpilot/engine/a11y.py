@@ -9,13 +9,13 @@ twice at once in a document), and a caller that waited behind an identical audit
 from __future__ import annotations
 
 import asyncio
-import weakref
 from dataclasses import dataclass, field
 from typing import Any, NotRequired, TypedDict
 
 from tabpilot.engine.args import FrameArgs, arg
 from tabpilot.engine.commands import Cli, Command
 from tabpilot.engine.context import CommandContext
+from tabpilot.engine.per_engine import per_engine
 
 CACHE_S = 30.0
 AUDIT_TIMEOUT_S = 30.0
@@ -47,14 +47,7 @@ class AuditCache:
         return self.locks.setdefault(tab_id, asyncio.Lock())
 
 
-_CACHES: weakref.WeakKeyDictionary[object, AuditCache] = weakref.WeakKeyDictionary()
-
-
-def cache_for(engine: Any) -> AuditCache:
-    cache = _CACHES.get(engine)
-    if cache is None:
-        cache = _CACHES[engine] = AuditCache()
-    return cache
+cache_for = per_engine(lambda _engine: AuditCache())
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -17,7 +17,6 @@ from __future__ import annotations
 import heapq
 import itertools
 import re
-import weakref
 from collections import OrderedDict, deque
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -25,6 +24,7 @@ from typing import Any, Literal
 from urllib.parse import urlsplit, urlunsplit
 
 from tabpilot.engine.body_redact import redact_body
+from tabpilot.engine.per_engine import per_engine
 from tabpilot.engine.pilot import PilotState
 
 Kind = Literal["logs", "errors", "network", "network_bodies", "websocket_events"]
@@ -485,14 +485,6 @@ def _safe_headers(value: Any) -> dict[str, str]:
     }
 
 
-_STORES: weakref.WeakKeyDictionary[object, CaptureStore] = weakref.WeakKeyDictionary()
-
-
-def store_for(engine: Any) -> CaptureStore:
-    """The capture store of an engine, created on first use (one per engine; it follows the engine's
-    capture toggles). Kept beside the engine rather than in it, so that capture stays a module of its
-    own."""
-    store = _STORES.get(engine)
-    if store is None:
-        store = _STORES[engine] = CaptureStore(getattr(engine, "pilot", None))
-    return store
+store_for = per_engine(lambda engine: CaptureStore(getattr(engine, "pilot", None)))
+"""The capture store of an engine, created on first use (one per engine; it follows the engine's capture
+toggles). Kept beside the engine rather than in it, so that capture stays a module of its own."""

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import difflib
 import re
-import weakref
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any, Literal, NotRequired, TypedDict
@@ -19,6 +18,7 @@ from tabpilot.engine.args import FrameArgs, arg
 from tabpilot.engine.commands import Cli, Command
 from tabpilot.engine.context import CommandContext
 from tabpilot.engine.interact import SELECTOR_DOC, TIMEOUT_MARGIN_S, ElementArgs
+from tabpilot.engine.per_engine import per_engine
 
 DEFAULT_MAX_BYTES = 50_000
 SNAPSHOT_TIMEOUT_MS = 15_000
@@ -120,14 +120,7 @@ class Baselines:
         return old
 
 
-_BASELINES: weakref.WeakKeyDictionary[object, Baselines] = weakref.WeakKeyDictionary()
-
-
-def baselines_for(engine: Any) -> Baselines:
-    found = _BASELINES.get(engine)
-    if found is None:
-        found = _BASELINES[engine] = Baselines()
-    return found
+baselines_for = per_engine(lambda _engine: Baselines())
 
 
 class Snapshot(TypedDict):
