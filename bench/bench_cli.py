@@ -19,14 +19,10 @@ import json
 import os
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
-from tests.support.processes import Serve
-from tests.support.site import FixtureSite
-
-from bench.common import line, median, p95
+from bench.common import line, median, p95, served
 
 
 def whole(argv: list[str], env: dict[str, str], stdin: str | None = None) -> float:
@@ -47,34 +43,26 @@ async def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=20)
     opts = parser.parse_args()
-    site = FixtureSite()
-    await site.start()
     rows: list[str] = []
-    with tempfile.TemporaryDirectory() as tmp:
-        home = Path(tmp) / "home"
-        serve = Serve(home, "--headless", "--pilot", "--approve", "auto", "--port", "0")
-        await serve.start()
+    async with served(mcp=False) as run:
+        site, home = run.site, run.home
         env = {**os.environ, "TABPILOT_HOME": str(home)}
         env.pop("PYTHONDONTWRITEBYTECODE", None)
         tp = [sys.executable, "-m", "tabpilot"]
         script = Path(sys.executable).with_name("tabpilot")
         launchers = {"-m tabpilot": tp, **({"tabpilot": [str(script)]} if script.exists() else {})}
-        try:
-            await asyncio.to_thread(whole, [*tp, "goto", site.url("/index.html")], env)
-            measured = {"python -c pass (the floor)": runs(opts.runs, [sys.executable, "-c", "pass"], env)}
-            for shown, launcher in launchers.items():
-                measured |= {
-                    f"{shown} js --help (no app)": runs(opts.runs, [*launcher, "js", "--help"], env),
-                    f"{shown} js 1+1": runs(opts.runs, [*launcher, "js", "1+1"], env),
-                    f"{shown} call execute_js 1+1": runs(
-                        opts.runs, [*launcher, "call", "interact", '{"action":"execute_js","script":"1+1"}'], env
-                    ),
-                }
-            chain = json.dumps([["js", "1+1"]] * 10)
-            chained = [t / 10 for t in runs(max(3, opts.runs // 4), [*tp, "chain"], env, chain)]
-        finally:
-            await serve.stop()
-            await site.stop()
+        await asyncio.to_thread(whole, [*tp, "goto", site.url("/index.html")], env)
+        measured = {"python -c pass (the floor)": runs(opts.runs, [sys.executable, "-c", "pass"], env)}
+        for shown, launcher in launchers.items():
+            measured |= {
+                f"{shown} js --help (no app)": runs(opts.runs, [*launcher, "js", "--help"], env),
+                f"{shown} js 1+1": runs(opts.runs, [*launcher, "js", "1+1"], env),
+                f"{shown} call execute_js 1+1": runs(
+                    opts.runs, [*launcher, "call", "interact", '{"action":"execute_js","script":"1+1"}'], env
+                ),
+            }
+        chain = json.dumps([["js", "1+1"]] * 10)
+        chained = [t / 10 for t in runs(max(3, opts.runs // 4), [*tp, "chain"], env, chain)]
     for name, times in measured.items():
         target = "≤ 30 ms" if "1+1" in name else "-"
         ok = median(times) <= 30 if "1+1" in name else None

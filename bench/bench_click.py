@@ -12,15 +12,11 @@ from __future__ import annotations
 import argparse
 import asyncio
 import random
-import tempfile
 import time
-from pathlib import Path
 
 from tests.support.mcp_stdio import StdioMcp
-from tests.support.processes import Serve
-from tests.support.site import FixtureSite
 
-from bench.common import line, median, p95
+from bench.common import line, median, p95, served
 
 
 async def timed(mcp: StdioMcp, args: dict[str, object]) -> tuple[float, dict[str, object]]:
@@ -36,41 +32,29 @@ async def main() -> None:
     parser.add_argument("--calls", type=int, default=100)
     opts = parser.parse_args()
 
-    site = FixtureSite()
-    await site.start()
     rows: list[str] = []
-    with tempfile.TemporaryDirectory() as tmp:
-        home = Path(tmp) / "home"
-        serve = Serve(home, "--headless", "--pilot", "--approve", "auto", "--port", "0")
-        await serve.start()
-        mcp = StdioMcp({"TABPILOT_HOME": str(home)})
-        await mcp.start()
-        try:
-            await mcp.ok("interact", {"action": "navigate", "url": site.url("/actions.html")})
-            click = {"action": "click", "selector": "#change"}
-            for _ in range(10):
-                await timed(mcp, click)
-            runs = [await timed(mcp, click) for _ in range(opts.calls)]
-            times = [t for t, _ in runs]
-            rows.append(
-                line("click on a ready element, median", f"{median(times):.2f} ms", "≤ 15 ms", median(times) <= 15)
-            )
-            rows.append(line("click on a ready element, p95", f"{p95(times):.2f} ms", "(none)"))
-            # Back to back, the calls lock onto the page's frames: a click's settle ends after the frame
-            # that shows it (Chromium runs a page's queued tasks only after the frame that follows an input,
-            # and settling waits for those tasks), and the next click comes within that frame's period, so
-            # no call can be shorter than one frame (16.7 ms at 60 Hz). With a pause between calls, as an
-            # agent makes them, a click lands at any point of a frame.
-            paused = []
-            for _ in range(opts.calls):
-                await asyncio.sleep(random.uniform(0.02, 0.04))
-                paused.append((await timed(mcp, click))[0])
-            rows.append(line("click after a 20-40 ms pause, median", f"{median(paused):.2f} ms", "(none)"))
-            rows.append(f"  last answer: {runs[-1][1]}")
-        finally:
-            await mcp.close()
-            await serve.stop()
-            await site.stop()
+    async with served() as run:
+        site, mcp = run.site, run.mcp
+        assert mcp is not None
+        await mcp.ok("interact", {"action": "navigate", "url": site.url("/actions.html")})
+        click = {"action": "click", "selector": "#change"}
+        for _ in range(10):
+            await timed(mcp, click)
+        runs = [await timed(mcp, click) for _ in range(opts.calls)]
+        times = [t for t, _ in runs]
+        rows.append(line("click on a ready element, median", f"{median(times):.2f} ms", "≤ 15 ms", median(times) <= 15))
+        rows.append(line("click on a ready element, p95", f"{p95(times):.2f} ms", "(none)"))
+        # Back to back, the calls lock onto the page's frames: a click's settle ends after the frame
+        # that shows it (Chromium runs a page's queued tasks only after the frame that follows an input,
+        # and settling waits for those tasks), and the next click comes within that frame's period, so
+        # no call can be shorter than one frame (16.7 ms at 60 Hz). With a pause between calls, as an
+        # agent makes them, a click lands at any point of a frame.
+        paused = []
+        for _ in range(opts.calls):
+            await asyncio.sleep(random.uniform(0.02, 0.04))
+            paused.append((await timed(mcp, click))[0])
+        rows.append(line("click after a 20-40 ms pause, median", f"{median(paused):.2f} ms", "(none)"))
+        rows.append(f"  last answer: {runs[-1][1]}")
     print("\n".join(rows))
 
 

@@ -14,16 +14,12 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
-import tempfile
 import time
-from pathlib import Path
 from typing import Any
 
 from tests.support.mcp_stdio import StdioMcp
-from tests.support.processes import Serve
-from tests.support.site import FixtureSite
 
-from bench.common import line, median
+from bench.common import line, median, served
 
 os.environ["TABPILOT_TRACE"] = "1"  # the app this starts takes its marks; nothing else changes
 
@@ -89,44 +85,34 @@ async def main() -> None:
     parser.add_argument("--calls", type=int, default=200)
     parser.add_argument("--idle-calls", type=int, default=5, help="calls after IDLE_S of quiet each (0: none)")
     opts = parser.parse_args()
-    site = FixtureSite()
-    await site.start()
-    with tempfile.TemporaryDirectory() as tmp:
-        home = Path(tmp) / "home"
-        serve = Serve(home, "--headless", "--pilot", "--approve", "auto", "--port", "0")
-        await serve.start()
-        mcp = StdioMcp({"TABPILOT_HOME": str(home)})
-        await mcp.start()
-        try:
-            await mcp.ok("interact", {"action": "navigate", "url": site.url("/index.html")})
-            for label, (tool, args, target) in CALLS.items():
-                for _ in range(20):
-                    await traced(mcp, tool, args)
-                runs = [await traced(mcp, tool, args) for _ in range(opts.calls)]
-                print(f"\n{label} — median of {len(runs)} calls, per hop")
-                for name, ms in table(runs)[:-1]:
-                    print(f"  {name:<56} {ms:8.3f} ms")
-                whole = table(runs)[-1][1]
-                print(line(f"  {label}: whole call", f"{whole:.2f} ms", f"≤ {target:g} ms", whole <= target))
-            # After the link sat idle: no reconnect, no re-attach the user can feel (issue 11: ≤ 15 ms).
-            idle = []
-            for _ in range(opts.idle_calls):
-                await asyncio.sleep(IDLE_S)
-                marks = await traced(mcp, *CALLS["execute_js document.title"][:2])
-                idle.append(marks[-1][1] - marks[0][1])
-            if idle:
-                print(
-                    line(
-                        f"execute_js after {IDLE_S:g} s idle, median of {len(idle)}",
-                        f"{median(idle):.2f} ms",
-                        "≤ 15 ms",
-                        median(idle) <= 15,
-                    )
+    async with served() as run:
+        site, mcp = run.site, run.mcp
+        assert mcp is not None
+        await mcp.ok("interact", {"action": "navigate", "url": site.url("/index.html")})
+        for label, (tool, args, target) in CALLS.items():
+            for _ in range(20):
+                await traced(mcp, tool, args)
+            runs = [await traced(mcp, tool, args) for _ in range(opts.calls)]
+            print(f"\n{label} — median of {len(runs)} calls, per hop")
+            for name, ms in table(runs)[:-1]:
+                print(f"  {name:<56} {ms:8.3f} ms")
+            whole = table(runs)[-1][1]
+            print(line(f"  {label}: whole call", f"{whole:.2f} ms", f"≤ {target:g} ms", whole <= target))
+        # After the link sat idle: no reconnect, no re-attach the user can feel (issue 11: ≤ 15 ms).
+        idle = []
+        for _ in range(opts.idle_calls):
+            await asyncio.sleep(IDLE_S)
+            marks = await traced(mcp, *CALLS["execute_js document.title"][:2])
+            idle.append(marks[-1][1] - marks[0][1])
+        if idle:
+            print(
+                line(
+                    f"execute_js after {IDLE_S:g} s idle, median of {len(idle)}",
+                    f"{median(idle):.2f} ms",
+                    "≤ 15 ms",
+                    median(idle) <= 15,
                 )
-        finally:
-            await mcp.close()
-            await serve.stop()
-            await site.stop()
+            )
 
 
 if __name__ == "__main__":
