@@ -37,7 +37,7 @@ async def main() -> None:
         site, mcp = run.site, run.mcp
         assert mcp is not None
         await mcp.ok("interact", {"action": "navigate", "url": site.url("/actions.html")})
-        click = {"action": "click", "selector": "#change"}
+        click: dict[str, object] = {"action": "click", "selector": "#change"}
         for _ in range(10):
             await timed(mcp, click)
         runs = [await timed(mcp, click) for _ in range(opts.calls)]
