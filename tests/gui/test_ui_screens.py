@@ -16,6 +16,7 @@ from tests.gui.window_manager import window_manager
 from tests.gui.xserver import SCREENSHOTS, START_TIMEOUT_S, distinct_colours, screen_app, tray_host, x_server
 
 SCREENS_APP = Path(__file__).with_name("ui_screens_app.py")
+ASKS = 3  # times the test asks the app where a window is before giving up on seeing it drawn
 LOOKS = ("disconnected", "connected", "pilot", "busy", "waiting")
 WINDOWS = (
     "settings",
@@ -67,10 +68,23 @@ def test_the_first_windows_and_the_tray_looks_on_a_real_desktop(home: Path, secr
         for name in WINDOWS:
             shown = app.read("SHOWN", what=f"the {name} window", timeout=START_TIMEOUT_S * 2)
             assert shown["name"] == name
-            window = QRect(*shown["geometry"])
-            image = x.grab_until(
-                scratch, lambda im, w=window: distinct_colours(im, w.intersected(im.rect())) > 20, f"{name} drawn"
-            )
+            window, image = QRect(*shown["geometry"]), None
+            for attempt in range(ASKS):
+                # Not drawn where it was said to be: ask where it is now (the window manager may have moved it).
+                if attempt:
+                    app.send("where")
+                    window = QRect(*app.read("SHOWN", what=f"where the {name} window is now")["geometry"])
+                last = attempt == ASKS - 1
+                image = x.grab_until(
+                    scratch,
+                    lambda im, w=window: distinct_colours(im, w.intersected(im.rect())) > 20,
+                    f"{name} drawn at {window.getRect()}",
+                    timeout=10.0 if last else 3.0,
+                    fail=last,
+                )
+                if image is not None:
+                    break
+            assert image is not None
             image.copy(window.adjusted(-10, -10, 10, 10).intersected(image.rect())).save(
                 str(SCREENSHOTS / f"ui-{name}.png")
             )

@@ -4,7 +4,8 @@ site. It shows, one after another, the windows and menus a person meets first:
 
 - `ICON {json}`: the tray icon's X window (a line on stdin moves on); then `LOOK {json}` for each look of
   the icon (a line on stdin moves on);
-- `SHOWN {json}` for each window or menu (its name, where it is on screen); a line on stdin moves on;
+- `SHOWN {json}` for each window or menu (its name, where it is on screen); a line on stdin moves on, but
+  "where" asks for a new `SHOWN` of the same window (where it is now);
 - `DONE` at the end.
 """
 
@@ -54,10 +55,16 @@ return { count: orders.length, orders };"""
 
 
 async def shown(name: str, window: QWidget, area: QRect | None = None) -> bool:
-    """Say `name` is on screen (at `area`, else the window's frame); False when the test is done with us."""
-    await painted(window, sync=False)
-    say("SHOWN", name=name, geometry=rect(area if area is not None else window.frameGeometry()))
-    return bool(await next_line())
+    """Say `name` is on screen (at `area`, else the window's frame); False when the test is done with us.
+
+    The test may answer "where" when its screenshots do not show the window there yet (a window manager can
+    still move a box after it was framed): we then say again where it is now, repainted."""
+    while True:
+        await painted(window, sync=False)
+        say("SHOWN", name=name, geometry=rect(area if area is not None else window.frameGeometry()))
+        line = await next_line()
+        if line.strip() != "where":
+            return bool(line)
 
 
 async def prompt(dialogs: ApprovalDialogs) -> ApprovalDialog:

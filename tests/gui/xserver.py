@@ -18,7 +18,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, overload
 
 import pytest
 from PySide6.QtCore import QPoint, QRect
@@ -53,6 +53,8 @@ def stop(proc: subprocess.Popen[Any]) -> None:
 
 
 def distinct_colours(image: QImage, area: QRect) -> int:
+    if area.isEmpty():  # QImage.copy() of an empty rectangle would be the whole image
+        return 0
     part = image.copy(area).convertToFormat(QImage.Format.Format_RGB32)
     data = bytes(part.constBits())
     stride = part.bytesPerLine()
@@ -78,8 +80,19 @@ class XServer:
             capture_output=True,
         )
 
-    def grab_until(self, path: Path, done: Callable[[QImage], bool], what: str, timeout: float = 10.0) -> QImage:
-        """Screenshots until one shows `what` (a window is painted a moment after it is mapped)."""
+    @overload
+    def grab_until(
+        self, path: Path, done: Callable[[QImage], bool], what: str, timeout: float = ..., *, fail: Literal[True] = ...
+    ) -> QImage: ...
+    @overload
+    def grab_until(
+        self, path: Path, done: Callable[[QImage], bool], what: str, timeout: float = ..., *, fail: bool
+    ) -> QImage | None: ...
+    def grab_until(
+        self, path: Path, done: Callable[[QImage], bool], what: str, timeout: float = 10.0, *, fail: bool = True
+    ) -> QImage | None:
+        """Screenshots until one shows `what` (a window is painted a moment after it is mapped); after
+        `timeout` s the test fails, or, without `fail`, None."""
         deadline = time.monotonic() + timeout
         while True:
             self.grab(path)
@@ -88,6 +101,8 @@ class XServer:
             if done(image):
                 return image
             if time.monotonic() > deadline:
+                if not fail:
+                    return None
                 pytest.fail(f"no screenshot showed {what} within {timeout:g} s (see {path})", pytrace=False)
 
     def embedded_icon(self, winid: int, timeout: float = 10.0) -> QRect:
