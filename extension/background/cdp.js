@@ -1,10 +1,12 @@
 // @ts-check
 // chrome.debugger where only CDP can do the job: CSP-proof evaluation, killing runaway scripts, screenshots,
 // trusted input. Attached at a tab's first such call and kept while calls keep coming; detached a linger
-// after the last one (linger.js), unless the dialog watch still needs it (dialogs.js).
+// after the last one (linger.js), unless the dialog watch still needs it (dialogs.js) or the tab has
+// standing overrides (overrides.js: emulation, routes, headers), which a fresh attach sends again.
 import { book } from "./dialog_book.js";
 import * as ext from "./ext.js";
 import { Linger } from "./linger.js";
+import { Overrides } from "./overrides.js";
 import { Codes, TPError } from "./protocol.js";
 import * as trace from "./trace.js";
 
@@ -15,31 +17,44 @@ const attaching = new Map();
 const detaching = new Map();
 /** @type {((tabId: number) => void)[]} */
 const onReleased = [];
-/** @type {(tabId: number) => boolean | Promise<boolean>} */
-let keptBy = () => false;
+/** @type {((tabId: number) => boolean | Promise<boolean>)[]} */
+const keptBy = [];
 
-const linger = new Linger({ detach: detachNow, held: (tabId) => keptBy(tabId) });
+/** Each tab's standing CDP state (device emulation, routes, headers): see overrides.js. */
+export const overrides = new Overrides((tabId, method, params) => sendDirect(tabId, method, params));
+
+async function kept(tabId) {
+  if (overrides.held(tabId)) return true;
+  for (const keeps of keptBy) if (await keeps(tabId)) return true;
+  return false;
+}
+
+const linger = new Linger({ detach: detachNow, held: kept });
 
 /** Keep `attached` true to the browser; called once, as the worker starts. */
 export function watchDetaches() {
-  ext.devtools.onDetach.addListener((source) => {
+  ext.devtools.onDetach.addListener((source, reason) => {
     if (source.tabId === undefined) return;
     attached.delete(source.tabId);
     linger.forget(source.tabId);
+    // Cancel on the debugging bar: the person takes the tab back, emulation and routes included.
+    if (reason === "canceled_by_user" || reason === "target_closed") overrides.forget(source.tabId);
   });
   ext.tabs.onRemoved.addListener((tabId) => {
     attached.delete(tabId);
     linger.forget(tabId);
+    overrides.forget(tabId);
   });
 }
 
 /**
- * The dialog watch's say in the linger (linger.js): `kept(tabId)` true keeps the tab attached past it,
- * and `released(tabId)` is told when the linger detached a tab (the browser reports no detach we asked for).
- * @param {(tabId: number) => boolean | Promise<boolean>} kept @param {(tabId: number) => void} released
+ * A say in the linger (linger.js), as the dialog watch has: `keeps(tabId)` true keeps the tab attached
+ * past it, and `released(tabId)` is told when the linger detached a tab (the browser reports no detach we
+ * asked for).
+ * @param {(tabId: number) => boolean | Promise<boolean>} keeps @param {(tabId: number) => void} released
  */
-export function lingerWith(kept, released) {
-  keptBy = kept;
+export function lingerWith(keeps, released) {
+  keptBy.push(keeps);
   onReleased.push(released);
 }
 
@@ -81,6 +96,8 @@ async function attachNow(tabId) {
     }
   }
   attached.add(tabId);
+  // A new session knows nothing of the tab's emulation or routes: send them before anything else runs.
+  await overrides.reapply(tabId);
 }
 
 /**
