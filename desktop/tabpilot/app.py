@@ -101,6 +101,7 @@ class App:
                 uploads_dir=paths.uploads_dir,
                 upload_folders=tuple(Path(f).expanduser() for f in self.settings.upload_folders),
                 downloads_dir=paths.downloads_dir,
+                artifacts_dir=paths.artifacts_dir,
             ),
             secrets=self.secrets,
             workflows=self.workflows,

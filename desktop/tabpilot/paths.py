@@ -70,6 +70,11 @@ class Paths:
         return self.data_dir / "downloads"
 
     @property
+    def artifacts_dir(self) -> Path:
+        """What `generate` writes: screenshots, PDFs, archives, HARs, visual-diff baselines, generated tests."""
+        return self.data_dir / "artifacts"
+
+    @property
     def runs_dir(self) -> Path:
         return self.data_dir / "runs"
 
@@ -101,5 +106,6 @@ class Paths:
             self.workflows_dir,
             self.uploads_dir,
             self.downloads_dir,
+            self.artifacts_dir,
         ):
             folder.mkdir(parents=True, exist_ok=True, mode=0o700)

@@ -63,6 +63,8 @@ class EngineConfig:
     """Folders the person allowed in settings, besides uploads/."""
     downloads_dir: Path | None = None
     """Where `interact download` saves (None: downloads are not supported)."""
+    artifacts_dir: Path | None = None
+    """Where `generate` writes its files (engine/artifacts.py; None: only inline answers)."""
 
 
 PILOT_OFF_MESSAGE = (

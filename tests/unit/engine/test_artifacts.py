@@ -1,0 +1,37 @@
+"""Where `generate` writes: inside the home's artifacts folder, never elsewhere, never over a file unasked."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tabpilot.engine.artifacts import write_file
+from tabpilot.engine.errors import TabpilotError
+
+
+def test_an_unnamed_artifact_gets_a_new_file_each_time(tmp_path: Path) -> None:
+    folder = tmp_path / "artifacts"
+    first = write_file(folder, None, b"one", kind="screenshot", suffix="png")
+    second = write_file(folder, None, b"two", kind="screenshot", suffix="png")
+    assert first != second and first.parent == second.parent == (tmp_path / "artifacts").resolve()
+    assert first.read_bytes() == b"one" and second.read_bytes() == b"two"
+    assert first.name.startswith("screenshot-") and first.suffix == ".png"
+    assert first.stat().st_mode & 0o777 == 0o600
+
+
+def test_a_named_artifact_lands_inside_the_folder_and_may_be_replaced(tmp_path: Path) -> None:
+    folder = tmp_path / "artifacts"
+    path = write_file(folder, "shots/home", b"a", kind="screenshot", suffix="png")
+    assert path == (tmp_path / "artifacts" / "shots" / "home.png").resolve()
+    assert write_file(folder, "shots/home.png", b"b", kind="screenshot", suffix="png") == path
+    assert path.read_bytes() == b"b"
+
+
+@pytest.mark.parametrize("outside", ["../escape.png", "/etc/passwd", "~/.bashrc", "a/../../b.png"])
+def test_a_path_outside_the_folder_is_refused_and_nothing_is_written(tmp_path: Path, outside: str) -> None:
+    folder = tmp_path / "artifacts"
+    with pytest.raises(TabpilotError) as refused:
+        write_file(folder, outside, b"x", kind="screenshot", suffix="png")
+    assert refused.value.code == "invalid_params" and "artifacts folder" in refused.value.message
+    assert not (tmp_path / "escape.png").exists()
