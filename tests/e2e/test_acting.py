@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -63,6 +64,19 @@ async def test_execute_js_expression_body_and_await(mcp: StdioMcp, tab: Any, pil
     assert fetched == {"success": True, "result": [1, 2, 3]}
     expr = await mcp.ok("interact", {"action": "execute_js", "script": "await Promise.resolve(document.title)"})
     assert expr == {"success": True, "result": "Tabpilot Fixture"}
+
+
+async def test_a_title_evaluate_answers_in_a_few_compact_bytes(mcp: StdioMcp, tab: Any, pilot_on: None) -> None:
+    result = await mcp.call("interact", {"action": "execute_js", "script": "document.title"})
+    wire = result.model_dump(by_alias=True, exclude_unset=True, mode="json")
+    # What an agent's context pays for: the answer's text, compact JSON with no padding.
+    text = "".join(part["text"] for part in wire["content"])
+    assert text == '{"success":true,"result":"Tabpilot Fixture"}'
+    assert len(text.encode()) <= 150
+    # On the wire the contract carries the answer twice (text and structuredContent) in MCP's frame, and
+    # nothing more (170 bytes for this title).
+    assert set(wire) <= {"content", "structuredContent", "isError"}, wire
+    assert len(json.dumps(wire, separators=(",", ":"))) <= 2 * len(text) + 90
 
 
 async def test_execute_js_errors_come_back_with_a_stack(mcp: StdioMcp, tab: Any, pilot_on: None) -> None:
