@@ -113,6 +113,7 @@ class App:
         self.capture = store_for(self.engine)  # the pages' console, errors, network, WebSockets
         self.link.on_event(self.capture.on_link_event)
         self.link.on_event(self.engine.tab_owners.on_browser_event)
+        self.link.on_event(self.engine.on_browser_event)  # a tab moved: look it up again for approvals
         self.link.on_event(self.engine.handoffs.on_link_event)  # Resume in the popup, a hand-off's tab closed
         self.token = ""
         self.bridge: BridgeServer | None = None

@@ -92,6 +92,9 @@ export const devtools = {
 export const windows = {
   /** @param {number} windowId @param {chrome.windows.UpdateInfo} changes */
   update: (windowId, changes) => chrome.windows.update(windowId, changes),
+  get onFocusChanged() {
+    return chrome.windows.onFocusChanged;
+  },
 };
 
 export const cookies = {

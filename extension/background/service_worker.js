@@ -50,6 +50,15 @@ ext.tabs.onCreated.addListener((tab) => {
 ext.tabs.onUpdated.addListener((_id, change, tab) => {
   if (tab.active && (change.url || change.title)) reportActivePage();
 });
+// The app keeps, between calls, which tab a call goes to and the address it shows (its approvals need
+// them): tell it when either may have changed — any tab's address, a load starting, the tab in front, the
+// window in focus. (Tabs opened and closed are told above.)
+const tabMoved = (tabId) => connection.send({ type: "event", name: "tab_updated", data: { tab_id: tabId } });
+ext.tabs.onUpdated.addListener((tabId, change) => {
+  if (change.url !== undefined || change.status === "loading") tabMoved(tabId);
+});
+ext.tabs.onActivated.addListener(({ tabId }) => tabMoved(tabId));
+ext.windows.onFocusChanged.addListener(() => tabMoved(null));
 connection.onChange((s) => {
   if (s.status === "connected") reportActivePage();
 });

@@ -44,6 +44,8 @@ APPROVAL_REPLY_MARGIN_S = 0.1  # the answer still has to travel back to the agen
 ANSWERED_AT_ONCE_S = 0.25
 """An approval answered this fast came from a rule or `--approve auto`, not from a person reading a
 prompt: the tab cannot have moved on meanwhile, so it is not looked at again (a round trip saved)."""
+TAB_MOVES = frozenset({"tab_updated", "page", "tab_opened", "tab_closed", "hand_tab"})
+"""The extension's events after which a tab's address, or the tab a call would go to, may differ."""
 DEFAULT_REDACT = ("input[type=password]", "[data-sensitive]", "[data-private]", ".sensitive")
 
 
@@ -114,6 +116,11 @@ class Engine:
         self.browser_ready = asyncio.Event()
         self.tab_owners = TabOwners()
         """Which agent session owns which tab (each agent its own tabs)."""
+        self._tabs_seen: dict[int | None, tuple[int | None, str]] = {}
+        """Which tab a call (by its tab_id, or None: the extension's pick) went to and the address it
+        showed, as an approval last looked them up: kept until the browser says a tab moved (an address, the
+        tab in front, a window's focus, a tab opened or closed) or a command that may move one ends, so that
+        back-to-back actions on one page do not each ask the browser again (a round trip per call)."""
         self._tasks: set[asyncio.Task[None]] = set()
 
     # -- the one entry point for agents (MCP, CLI) ---------------------------------------------------
@@ -299,6 +306,10 @@ class Engine:
             )
             outcome, error = "error", "internal"
         finally:
+            if command.kind not in ("read", "mutate"):
+                # It may have moved or tracked a tab. (An action that navigates as a side effect is told
+                # by the browser's tab_updated event, which reaches the app before the action's answer.)
+                self._tabs_seen.clear()
             self.jobs.finished(job, self.clock.monotonic())
             self.activity.emit(
                 replace(
@@ -374,13 +385,23 @@ class Engine:
         """The tab an approval is for and its address, as the prompt will show them."""
         if not self.browser.connected:
             return tab_id, None
+        seen = self._tabs_seen.get(tab_id)
+        if seen is not None:
+            return seen
         try:
             tab = await self.browser.request("tabs.resolve", {"tab_id": tab_id} if tab_id else {}, timeout_s=3)
         except TabpilotError:
             log.debug("could not tell which tab %s is for", job.correlation_id)
             return tab_id, None
         found = tab.get("tab_id", tab_id)
-        return (found if isinstance(found, int) else None), str(tab.get("url") or "")
+        answer = (found if isinstance(found, int) else None), str(tab.get("url") or "")
+        self._tabs_seen[tab_id] = answer
+        return answer
+
+    def on_browser_event(self, name: str, data: dict[str, Any]) -> None:
+        """The extension's word that a tab may have moved: the tabs looked up before are looked up again."""
+        if name in TAB_MOVES:
+            self._tabs_seen.clear()
 
     async def _approve(
         self,
@@ -445,6 +466,7 @@ class Engine:
             await asyncio.wait_for(self.browser_ready.wait(), timeout_s)
 
     def set_browser_connected(self, connected: bool) -> None:
+        self._tabs_seen.clear()
         if connected:
             self.browser_ready.set()
         else:

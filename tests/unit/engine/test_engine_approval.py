@@ -181,3 +181,39 @@ async def test_an_answer_given_at_once_does_not_look_at_the_tab_again(
     browser.replies["js.execute"] = {"success": True, "result": 1}
     assert await engine.call("interact", JS) == {"success": True, "result": 1}
     assert [c.op for c in browser.calls].count("tabs.resolve") == 1
+
+
+async def test_back_to_back_actions_look_the_tab_up_once_until_the_browser_says_it_moved(
+    engine: Engine, browser: FakeBrowser, approvals: FakeApprovals
+) -> None:
+    approvals.script = ["allow"] * 5
+    browser.replies["js.execute"] = {"success": True, "result": "x"}
+    await engine.call("interact", JS)
+    await engine.call("interact", JS)
+    assert browser.ops.count("tabs.resolve") == 1  # the second approval knew the tab and its site
+    # The page moved on by itself: the browser says so, and the next approval looks at the tab again.
+    browser.active_url = "https://elsewhere.test/"
+    engine.on_browser_event("tab_updated", {"tab_id": 1})
+    await engine.call("interact", JS)
+    assert browser.ops.count("tabs.resolve") == 2
+    assert approvals.requests[-1].tab_url == "https://elsewhere.test/"
+    # Capture batches and the like say nothing about where a tab is.
+    engine.on_browser_event("capture", {"tab_id": 1, "items": []})
+    await engine.call("interact", JS)
+    assert browser.ops.count("tabs.resolve") == 2
+
+
+async def test_a_navigation_or_a_new_connection_makes_the_next_approval_look_again(
+    engine: Engine, browser: FakeBrowser, approvals: FakeApprovals
+) -> None:
+    approvals.script = ["allow"] * 5
+    browser.replies["js.execute"] = {"success": True, "result": "x"}
+    await engine.call("interact", JS)
+    await engine.call("interact", {"action": "navigate", "url": "https://b.test/"})
+    browser.active_url = "https://b.test/"
+    await engine.call("interact", JS)
+    assert approvals.requests[-1].tab_url == "https://b.test/"
+    engine.set_browser_connected(False)
+    engine.set_browser_connected(True)
+    await engine.call("interact", JS)
+    assert browser.ops.count("tabs.resolve") == 3
