@@ -79,6 +79,31 @@ async def test_a_title_evaluate_answers_in_a_few_compact_bytes(mcp: StdioMcp, ta
     assert len(json.dumps(wire, separators=(",", ":"))) <= 2 * len(text) + 90
 
 
+async def test_after_the_page_moves_by_itself_the_next_approval_sees_where_it_is(
+    mcp: StdioMcp, tab: Any, pilot_on: None, e2e_app: Any, site: FixtureSite
+) -> None:
+    """Approvals keep the tab's address between calls; the page leaving for another site on its own (a
+    timer, no command of ours) is told by the browser, so the next action is approved for where it is now."""
+    await mcp.ok("interact", {"action": "execute_js", "script": "1"})
+    assert _last_site(e2e_app) == site.url("/").rstrip("/")
+    elsewhere = site.url("/index.html?moved=1").replace("127.0.0.1", "localhost")
+    await mcp.ok(
+        "interact", {"action": "execute_js", "script": f"setTimeout(() => location.assign({elsewhere!r}), 50); 1"}
+    )
+    await until(lambda: _at(mcp, elsewhere), timeout=10, what="the page to move by itself")
+    await mcp.ok("interact", {"action": "execute_js", "script": "2"})
+    assert _last_site(e2e_app) == elsewhere.split("/index.html")[0]
+
+
+def _last_site(app: Any) -> str:
+    finished = [e for e in app.engine.activity.recent() if e.phase == "finished" and e.mode == "execute_js"]
+    return str(finished[-1].site)
+
+
+async def _at(mcp: StdioMcp, url: str) -> bool:
+    return bool((await mcp.ok("observe", {"what": "page"}))["url"] == url)
+
+
 async def test_execute_js_errors_come_back_with_a_stack(mcp: StdioMcp, tab: Any, pilot_on: None) -> None:
     thrown = await mcp.ok("interact", {"action": "execute_js", "script": "throw new Error('test')"})
     assert thrown["success"] is False
