@@ -8,6 +8,7 @@ import * as cdp from "./cdp.js";
 import { askPage } from "./content.js";
 import * as ext from "./ext.js";
 import { watchNavigation } from "./follow.js";
+import { subscribe } from "./hub.js";
 import { Codes, TPError } from "./protocol.js";
 import { inflightNow, trackRequests, watchAction } from "./settle.js";
 import { getTab } from "./tabs.js";
@@ -222,11 +223,11 @@ export function urlMatcher(pattern) {
 function waitUrl(tabId, matches, deadline) {
   return new Promise((resolve, reject) => {
     let timer = 0;
+    /** @type {(() => void)[]} */
+    let offs = [];
     const finish = (fn, value) => {
       clearTimeout(timer);
-      ext.tabs.onUpdated.removeListener(onUpdated);
-      ext.webNavigation.onHistoryStateUpdated.removeListener(onHistory);
-      ext.webNavigation.onReferenceFragmentUpdated.removeListener(onHistory);
+      for (const off of offs) off();
       fn(value);
     };
     const test = (url) => {
@@ -238,9 +239,11 @@ function waitUrl(tabId, matches, deadline) {
     const onHistory = (d) => {
       if (d.tabId === tabId && d.frameId === 0) test(d.url);
     };
-    ext.tabs.onUpdated.addListener(onUpdated);
-    ext.webNavigation.onHistoryStateUpdated.addListener(onHistory);
-    ext.webNavigation.onReferenceFragmentUpdated.addListener(onHistory);
+    offs = [
+      subscribe(ext.tabs.onUpdated, onUpdated),
+      subscribe(ext.webNavigation.onHistoryStateUpdated, onHistory),
+      subscribe(ext.webNavigation.onReferenceFragmentUpdated, onHistory),
+    ];
     timer = setTimeout(async () => {
       const now = await getTab(tabId).catch(() => null);
       finish(reject, new TPError(Codes.TIMEOUT, `The tab's URL did not match within ${deadline.ms} ms (it is ${now?.url ?? "unknown"}).`, { url: now?.url, timeout_ms: deadline.ms }));

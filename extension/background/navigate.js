@@ -1,8 +1,11 @@
 // @ts-check
 // tab.navigate: load a URL and wait for load | domcontentloaded | networkidle.
 import * as ext from "./ext.js";
+import { subscribe } from "./hub.js";
 import { Codes, TPError } from "./protocol.js";
 import { toContent } from "./content.js";
+
+const ALL_URLS = { urls: ["<all_urls>"] };
 
 const NETWORK_IDLE_MS = 500;
 
@@ -22,20 +25,12 @@ function waitForNavigation(tabId, requested, waitUntil, timeoutMs, before) {
     const inflight = new Set();
     let idleTimer = null;
     let loaded = false;
-    const filter = { urls: ["<all_urls>"], tabId };
+    /** @type {(() => void)[]} */
+    let offs = [];
     const cleanup = () => {
       clearTimeout(deadline);
       clearTimeout(idleTimer);
-      ext.webNavigation.onCommitted.removeListener(onCommitted);
-      ext.webNavigation.onDOMContentLoaded.removeListener(onDom);
-      ext.webNavigation.onCompleted.removeListener(onCompleted);
-      ext.webNavigation.onErrorOccurred.removeListener(onError);
-      ext.webNavigation.onReferenceFragmentUpdated.removeListener(onSameDocument);
-      ext.webNavigation.onHistoryStateUpdated.removeListener(onSameDocument);
-      ext.tabs.onRemoved.removeListener(onRemoved);
-      ext.webRequest.onBeforeRequest.removeListener(onRequest);
-      ext.webRequest.onCompleted.removeListener(onRequestDone);
-      ext.webRequest.onErrorOccurred.removeListener(onRequestDone);
+      for (const off of offs) off();
     };
     const done = (value) => {
       cleanup();
@@ -89,28 +84,35 @@ function waitForNavigation(tabId, requested, waitUntil, timeoutMs, before) {
     // webRequest's listener type allows a blocking answer; this one only watches.
     /** @param {chrome.webRequest.OnBeforeRequestDetails} d @returns {undefined} */
     const onRequest = (d) => {
+      if (d.tabId !== tabId) return;
       inflight.add(d.requestId);
       clearTimeout(idleTimer);
     };
     const onRequestDone = (d) => {
-      inflight.delete(d.requestId);
+      if (d.tabId !== tabId || !inflight.delete(d.requestId)) return;
       settleIdle();
     };
     const deadline = setTimeout(
       () => fail(new TPError(Codes.TIMEOUT, `The page did not reach '${waitUntil}' within ${timeoutMs} ms.`, { timeout_ms: timeoutMs })),
       timeoutMs,
     );
-    ext.webNavigation.onCommitted.addListener(onCommitted);
-    ext.webNavigation.onDOMContentLoaded.addListener(onDom);
-    ext.webNavigation.onCompleted.addListener(onCompleted);
-    ext.webNavigation.onErrorOccurred.addListener(onError);
-    ext.webNavigation.onReferenceFragmentUpdated.addListener(onSameDocument);
-    ext.webNavigation.onHistoryStateUpdated.addListener(onSameDocument);
-    ext.tabs.onRemoved.addListener(onRemoved);
+    // Through the worker's shared listeners (hub.js): adding and removing browser listeners per call is a
+    // message to the browser each.
+    offs = [
+      subscribe(ext.webNavigation.onCommitted, onCommitted),
+      subscribe(ext.webNavigation.onDOMContentLoaded, onDom),
+      subscribe(ext.webNavigation.onCompleted, onCompleted),
+      subscribe(ext.webNavigation.onErrorOccurred, onError),
+      subscribe(ext.webNavigation.onReferenceFragmentUpdated, onSameDocument),
+      subscribe(ext.webNavigation.onHistoryStateUpdated, onSameDocument),
+      subscribe(ext.tabs.onRemoved, onRemoved),
+    ];
     if (waitUntil === "networkidle") {
-      ext.webRequest.onBeforeRequest.addListener(onRequest, filter);
-      ext.webRequest.onCompleted.addListener(onRequestDone, filter);
-      ext.webRequest.onErrorOccurred.addListener(onRequestDone, filter);
+      offs.push(
+        subscribe(ext.webRequest.onBeforeRequest, onRequest, ALL_URLS),
+        subscribe(ext.webRequest.onCompleted, onRequestDone, ALL_URLS),
+        subscribe(ext.webRequest.onErrorOccurred, onRequestDone, ALL_URLS),
+      );
     }
   });
 }

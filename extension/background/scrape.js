@@ -4,6 +4,7 @@
 import { clickSelector } from "./actions.js";
 import { askPage } from "./content.js";
 import * as ext from "./ext.js";
+import { subscribe } from "./hub.js";
 import { splitFrame } from "./frame_refs.js";
 import { budget, inPage, inPageAt, requireString } from "./waiting.js";
 
@@ -31,18 +32,18 @@ function watchNavigation(tabId) {
   const onError = (d) => {
     if (mine(d) && committed) settle({ how: "navigated" });
   };
-  ext.webNavigation.onCommitted.addListener(onCommitted);
-  ext.webNavigation.onCompleted.addListener(onCompleted);
-  ext.webNavigation.onErrorOccurred.addListener(onError);
+  const offs = [
+    subscribe(ext.webNavigation.onCommitted, onCommitted),
+    subscribe(ext.webNavigation.onCompleted, onCompleted),
+    subscribe(ext.webNavigation.onErrorOccurred, onError),
+  ];
   return {
     finished,
     get committed() {
       return committed;
     },
     stop() {
-      ext.webNavigation.onCommitted.removeListener(onCommitted);
-      ext.webNavigation.onCompleted.removeListener(onCompleted);
-      ext.webNavigation.onErrorOccurred.removeListener(onError);
+      for (const off of offs) off();
     },
   };
 }

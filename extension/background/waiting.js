@@ -4,6 +4,7 @@
 // to finish loading and runs the op again in the new document with whatever time is left.
 import { askPage, frameGone, unwrap } from "./content.js";
 import * as ext from "./ext.js";
+import { subscribe } from "./hub.js";
 import { splitFrame } from "./frame_refs.js";
 import { frameOrigin } from "./frames.js";
 import { Codes, TPError } from "./protocol.js";
@@ -58,10 +59,11 @@ function closed(tabId) {
 export function tabLoaded(tabId, ms) {
   return new Promise((resolve, reject) => {
     let timer = 0;
+    /** @type {(() => void)[]} */
+    let offs = [];
     const finish = (settle, value) => {
       clearTimeout(timer);
-      ext.tabs.onUpdated.removeListener(onUpdated);
-      ext.tabs.onRemoved.removeListener(onRemoved);
+      for (const off of offs) off();
       settle(value);
     };
     const onUpdated = (id, change) => {
@@ -70,8 +72,7 @@ export function tabLoaded(tabId, ms) {
     const onRemoved = (id) => {
       if (id === tabId) finish(reject, closed(tabId));
     };
-    ext.tabs.onUpdated.addListener(onUpdated);
-    ext.tabs.onRemoved.addListener(onRemoved);
+    offs = [subscribe(ext.tabs.onUpdated, onUpdated), subscribe(ext.tabs.onRemoved, onRemoved)];
     timer = setTimeout(() => finish(resolve, false), ms);
     ext.tabs.get(tabId).then(
       (tab) => tab.status === "complete" && finish(resolve, true),
