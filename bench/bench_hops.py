@@ -4,7 +4,8 @@ policy, activity) → bridge → extension service worker → page (CDP or conte
 The app runs with TABPILOT_TRACE=1: each call's result carries wall-clock marks taken along the path
 (tabpilot/trace.py, extension/background/trace.js); this script adds the client's own send and receive
 times and prints, per call kind, the median of each hop beside the whole call. Targets (issue 11): the
-whole MCP call ≤ 5 ms for execute_js `document.title` and observe dom, ≤ 15 ms for a click; p95 within
+whole MCP call ≤ 5 ms for execute_js `document.title` and observe dom, ≤ 15 ms for a click, ≤ 25 ms for
+an extract of 500 rows x 5 fields; p95 within
 twice the median's target (≤ 10 ms for execute_js).
 Run from the repository:
     scripts/with-keyring .venv/bin/python -m bench.bench_hops [--calls 200] [--idle-calls 5]
@@ -20,14 +21,18 @@ from typing import Any
 
 from tests.support.mcp_stdio import StdioMcp
 
+from bench.bench_scrape import SCHEMA
 from bench.common import line, median, p95, served
 
 os.environ["TABPILOT_TRACE"] = "1"  # the app this starts takes its marks; nothing else changes
 
-CALLS: dict[str, tuple[str, dict[str, Any], float]] = {
-    "execute_js document.title": ("interact", {"action": "execute_js", "script": "document.title"}, 5),
-    "observe dom": ("observe", {"what": "dom", "selector": "#users li"}, 5),
-    "click": ("interact", {"action": "click", "selector": "h1"}, 15),
+EXTRACT = {"action": "scrape", "operation": "extract", "selector": "#big tr", "schema": SCHEMA}
+# label: (page, tool, arguments, target for the whole call's median in ms)
+CALLS: dict[str, tuple[str, str, dict[str, Any], float]] = {
+    "execute_js document.title": ("/index.html", "interact", {"action": "execute_js", "script": "document.title"}, 5),
+    "observe dom": ("/index.html", "observe", {"what": "dom", "selector": "#users li"}, 5),
+    "click": ("/index.html", "interact", {"action": "click", "selector": "h1"}, 15),
+    "extract 500 rows x 5 fields": ("/bigtable?rows=500", "interact", EXTRACT, 25),
 }
 
 IDLE_S = 10.0
@@ -89,8 +94,8 @@ async def main() -> None:
     async with served() as run:
         site, mcp = run.site, run.mcp
         assert mcp is not None
-        await mcp.ok("interact", {"action": "navigate", "url": site.url("/index.html")})
-        for label, (tool, args, target) in CALLS.items():
+        for label, (page, tool, args, target) in CALLS.items():
+            await mcp.ok("interact", {"action": "navigate", "url": site.url(page)})
             for _ in range(20):
                 await traced(mcp, tool, args)
             runs = [await traced(mcp, tool, args) for _ in range(opts.calls)]
@@ -105,7 +110,7 @@ async def main() -> None:
         idle = []
         for _ in range(opts.idle_calls):
             await asyncio.sleep(IDLE_S)
-            marks = await traced(mcp, *CALLS["execute_js document.title"][:2])
+            marks = await traced(mcp, *CALLS["execute_js document.title"][1:3])
             idle.append(marks[-1][1] - marks[0][1])
         if idle:
             print(
