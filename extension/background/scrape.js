@@ -11,7 +11,8 @@ import { budget, inPage, inPageAt, requireString } from "./waiting.js";
 export async function extract(tab, params, frameMs) {
   const deadline = budget(params, frameMs);
   const { selector, fields, redact, max_bytes: maxBytes } = params;
-  return inPage(tab.id, "scrape.extract", { selector, fields, redact, max_bytes: maxBytes }, deadline);
+  const { rows_json: rowsJson, ...data } = await inPage(tab.id, "scrape.extract", { selector, fields, redact, max_bytes: maxBytes }, deadline);
+  return { rows: JSON.parse(rowsJson), ...data }; // the page sends its rows as one JSON text (content/extract.js)
 }
 
 /** Listens for a cross-document navigation of the tab's top frame: `finished` resolves once it loaded. */

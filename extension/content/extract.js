@@ -232,6 +232,9 @@
     const red = redaction(p.redact);
     const rowEls = queryAll(p.selector);
     const mapStarted = performance.now();
+    // Rows leave the page as one JSON text, not as objects: the browser hands a string across to the
+    // worker in one copy, where a tree of 2,500 values costs a conversion per value each way (≈ 5 ms at
+    // 500 rows × 5 fields). Each row is stringified here anyway, to count the bytes.
     const rows = [];
     let bytes = 2; // the brackets of the array
     let truncated = false;
@@ -249,20 +252,21 @@
         if (f.plain) row[f.name] = value;
         else Object.defineProperty(row, f.name, { value, enumerable: true, writable: true, configurable: true });
       }
-      const size = utf8Length(JSON.stringify(row)) + (rows.length ? 1 : 0);
+      const text = JSON.stringify(row);
+      const size = utf8Length(text) + (rows.length ? 1 : 0);
       if (bytes + size > maxBytes) {
         truncated = true;
         break;
       }
       bytes += size;
-      rows.push(row);
+      rows.push(text);
     }
     const mapMs = performance.now() - mapStarted;
     if (truncated) {
       warnings.push(`Stopped after ${rows.length} of ${rowEls.length} rows: more would pass max_bytes (${maxBytes} bytes).`);
     }
     return {
-      rows,
+      rows_json: `[${rows.join(",")}]`,
       matched: rowEls.length,
       returned: rows.length,
       truncated,

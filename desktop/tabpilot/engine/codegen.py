@@ -125,10 +125,11 @@ def extract(page, selector: str, fields: list, wait_for: str | None = None, pagi
     while True:
         found = in_page(page, "scrape.extract", {{"selector": selector, "fields": fields, "max_bytes": 1048576}})
         pages += 1
-        rows += found["rows"]
+        batch = json.loads(found["rows_json"])
+        rows += batch
         for warning in found["warnings"]:
             print(f"warning: {{warning}}", file=sys.stderr)
-        if not paginate or pages >= max_pages or not found["rows"]:
+        if not paginate or pages >= max_pages or not batch:
             return rows
         timeout = paginate.get("timeout_ms", 10_000)
         if not next_page(page, paginate["next_selector"], selector, timeout):
