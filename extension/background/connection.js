@@ -12,6 +12,7 @@ import {
   DEFAULT_PORT,
   PROTOCOL_VERSION,
   TPError,
+  encodeFrame,
   parseFrame,
   resultErr,
   resultOk,
@@ -265,7 +266,7 @@ export class Connection {
       reply = resultErr(msg.id, err);
     }
     if (msg.trace === true) reply.trace = trace.end();
-    if (ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify(reply));
+    if (ws.readyState === WebSocket.OPEN) ws.send(encodeFrame(reply));
   }
 
   send(msg) {

@@ -17,6 +17,32 @@ export const Codes = Object.freeze({
   INTERNAL: "internal",
 });
 
+/**
+ * JSON text that goes into a frame as it is, not as a string: what a page already sent as one JSON text
+ * (scrape.extract's rows) is not parsed and written again in the worker.
+ */
+export class RawJson {
+  /** @param {string} text valid JSON */
+  constructor(text) {
+    this.text = text;
+  }
+}
+
+/**
+ * A frame as text: JSON.stringify, with each RawJson put in verbatim. Its place is held by a string
+ * no page can guess (a fresh random mark per frame), replaced once the rest is written.
+ * @param {unknown} frame
+ */
+export function encodeFrame(frame) {
+  /** @type {string[]} */
+  const raws = [];
+  const nonce = crypto.getRandomValues(new Uint32Array(2)).join("-");
+  const text = JSON.stringify(frame, (_key, value) => (value instanceof RawJson ? `\u0000raw${nonce}:${raws.push(value.text) - 1}` : value));
+  if (!raws.length) return text;
+  // JSON.stringify wrote each mark as the string "\u0000raw<nonce>:<n>" (the NUL escaped as six characters).
+  return text.replace(new RegExp(`"\\\\u0000raw${nonce}:(\\d+)"`, "g"), (_all, n) => raws[Number(n)]);
+}
+
 export class TPError extends Error {
   constructor(code, message, details = undefined) {
     super(message);

@@ -6,13 +6,15 @@ import { askPage } from "./content.js";
 import * as ext from "./ext.js";
 import { subscribe } from "./hub.js";
 import { splitFrame } from "./frame_refs.js";
+import { RawJson } from "./protocol.js";
 import { budget, inPage, inPageAt, requireString } from "./waiting.js";
 
 export async function extract(tab, params, frameMs) {
   const deadline = budget(params, frameMs);
   const { selector, fields, redact, max_bytes: maxBytes } = params;
   const { rows_json: rowsJson, ...data } = await inPage(tab.id, "scrape.extract", { selector, fields, redact, max_bytes: maxBytes }, deadline);
-  return { rows: JSON.parse(rowsJson), ...data }; // the page sends its rows as one JSON text (content/extract.js)
+  // The page sent its rows as one JSON text (content/extract.js): into the frame as it is.
+  return { rows: new RawJson(rowsJson), ...data };
 }
 
 /** Listens for a cross-document navigation of the tab's top frame: `finished` resolves once it loaded. */

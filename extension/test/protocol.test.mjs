@@ -59,3 +59,16 @@ test("resultErr turns any other error into internal", () => {
   });
   assert.equal(resultErr("c1", "a string").error.message, "Extension error: a string");
 });
+
+test("a frame carries a page's JSON text verbatim, and nothing a page writes can take its place", async () => {
+  const { RawJson, encodeFrame } = await import("../background/protocol.js");
+  const rows = '[{"a":1,"b":"x\\"y"},{"a":2,"b":null}]';
+  const text = encodeFrame({ type: "result", id: 3, ok: true, data: { rows: new RawJson(rows), title: "\u0000raw1-2:0" } });
+  assert.deepEqual(JSON.parse(text), {
+    type: "result",
+    id: 3,
+    ok: true,
+    data: { rows: [{ a: 1, b: 'x"y' }, { a: 2, b: null }], title: "\u0000raw1-2:0" },
+  });
+  assert.equal(encodeFrame({ a: [1, "two"] }), JSON.stringify({ a: [1, "two"] }));
+});
