@@ -56,9 +56,13 @@ async function areaToTake(tab, params, frameMs) {
   const page = { width: metrics.cssContentSize.width, height: metrics.cssContentSize.height };
   let area = view;
   let whole = true; // the viewport as it is: Chrome's own capture, no clip needed
+  // The viewport as the screen shows it: a page zoomed (a phone's page without a viewport meta tag is
+  // laid out 980 px wide and shown smaller) is drawn at that zoom. Other areas are drawn at 1:1 CSS px.
+  let zoom = Number(vv.scale) > 0 ? Number(vv.scale) : 1;
   if (element) {
     area = { ...element, x: element.x + view.x, y: element.y + view.y };
     whole = false;
+    zoom = 1;
   } else if (params.clip !== undefined) {
     const clip = readClip(params.clip);
     if (typeof clip === "string") throw invalid(clip, "clip");
@@ -69,11 +73,13 @@ async function areaToTake(tab, params, frameMs) {
     }
     area = inside;
     whole = false;
+    zoom = 1;
   } else if (params.full_page) {
     area = { x: 0, y: 0, width: page.width, height: page.height };
     whole = false;
+    zoom = 1;
   }
-  return { area, view, whole };
+  return { area, view, whole, zoom };
 }
 
 export async function screenshot(tab, params, frameMs) {
@@ -85,18 +91,19 @@ export async function screenshot(tab, params, frameMs) {
     await cdp.send(tabId, "Emulation.setDeviceMetricsOverride", deviceMetrics(params.device));
   }
   try {
-    const { area, view, whole } = await areaToTake(tab, params, frameMs);
+    const { area, view, whole, zoom } = await areaToTake(tab, params, frameMs);
     const dpr = await pixelRatio(tabId);
-    const { area: taken, cut } = capped(area, dpr * scale);
+    const { area: taken, cut } = capped(area, dpr * scale * zoom);
     /** @type {Record<string, any>} */
     const capture = { format };
     if (format === "jpeg") capture.quality = Number.isInteger(params.quality) ? params.quality : 80;
     if (!whole || scale !== 1 || cut) {
-      capture.clip = { ...taken, scale };
+      capture.clip = { ...taken, scale: scale * zoom };
       capture.captureBeyondViewport = beyondViewport(taken, view);
     }
     const { data } = await cdp.send(tabId, "Page.captureScreenshot", capture);
-    const size = imageSize(data) ?? { width: Math.round(taken.width * dpr * scale), height: Math.round(taken.height * dpr * scale) };
+    const ratio = dpr * scale * zoom;
+    const size = imageSize(data) ?? { width: Math.round(taken.width * ratio), height: Math.round(taken.height * ratio) };
     const clip = { x: Math.round(taken.x), y: Math.round(taken.y), width: Math.round(taken.width), height: Math.round(taken.height) };
     /** @type {Record<string, any>} */
     const answer = { data, ...size, clip, ratio: size.width / taken.width };
