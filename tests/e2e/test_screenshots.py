@@ -4,16 +4,21 @@ pixel colours at known points of a fixture page of coloured blocks (tests/fixtur
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import io
+import json
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 from PIL import Image
 
+import tabpilot as tabpilot_package
 from tabpilot.app import App
-from tests.e2e.conftest import E2E
+from tests.e2e.conftest import E2E, home_env
 from tests.support.mcp_stdio import StdioMcp
 from tests.support.site import FixtureSite
 from tests.support.waiting import until
@@ -251,3 +256,61 @@ async def test_conflicting_modes_are_refused_clearly(mcp: StdioMcp, e2e_app: App
     assert outside["error"] == "invalid_params" and "outside the page" in outside["message"]
     missing = await mcp.error("generate", {"type": "screenshot", "selector": "#nothing", "timeout_ms": 200})
     assert missing["error"] == "element_not_found"
+
+
+async def tabpilot(home: Path, cwd: Path, *args: str) -> str:
+    def run() -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "tabpilot", *args],
+            # Run elsewhere than the repository: this checkout's tabpilot still, wherever PYTHONPATH pointed.
+            env={**home_env(home), "PYTHONPATH": str(Path(tabpilot_package.__file__).resolve().parents[1])},
+            cwd=cwd,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+
+    done = await asyncio.to_thread(run)
+    assert done.returncode == 0, f"tabpilot {' '.join(args)}: {done.returncode}\n{done.stderr}"
+    return done.stdout
+
+
+async def test_the_cli_writes_the_pictures_to_files_and_prints_their_paths(
+    e2e_app: App, e2e_home: Path, tab: Any, site: FixtureSite, tmp_path: Path
+) -> None:
+    await show(e2e_app, tab, site, "/shots.html")
+    dpr = (await page_metrics(tab))["dpr"]
+    printed = await tabpilot(e2e_home, tmp_path, "screenshot", "--selector", "#green")
+    path = Path(printed.split(" (")[0])
+    assert path.parent == tmp_path and path.name.startswith("screenshot-") and path.suffix == ".png"
+    with Image.open(path) as image:
+        assert image.size == (round(150 * dpr), round(80 * dpr))
+        assert near(image.convert("RGB").getpixel((5, 5)), GREEN)  # type: ignore[arg-type]
+    named = tmp_path / "green.png"
+    printed = await tabpilot(e2e_home, tmp_path, "screenshot", "--selector", "#green", str(named))
+    assert printed.startswith(str(named)) and named.is_file()
+
+    # `tabpilot call` writes an answer's images too (into -o), and names the files in the JSON it prints.
+    out = tmp_path / "out"
+    answer = json.loads(
+        await tabpilot(
+            e2e_home, tmp_path, "call", "generate", '{"type":"screenshot","selector":"#red"}', "-o", str(out)
+        )
+    )
+    (written,) = answer["files"]
+    assert Path(written).parent == out and answer["width"] == round(200 * dpr)
+    with Image.open(written) as image:
+        assert image.size == (answer["width"], answer["height"])
+    answer = json.loads(
+        await tabpilot(
+            e2e_home, tmp_path, "call", "generate", '{"type":"zoom_region","x":0,"y":0,"width":20,"height":10}'
+        )
+    )
+    assert Path(answer["files"][0]).parent == tmp_path
+
+    # Responsive: three files, one per device.
+    printed = await tabpilot(e2e_home, tmp_path, "screenshot", "--responsive", "--scale", "0.5")
+    lines = printed.splitlines()
+    assert len(lines) == 3 and all(Path(line.split(" (")[0]).is_file() for line in lines)
+    assert [line.split(" (")[0].rsplit("-", 1)[1] for line in lines] == ["mobile.png", "tablet.png", "desktop.png"]
