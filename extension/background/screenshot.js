@@ -8,7 +8,7 @@
 import * as cdp from "./cdp.js";
 import { frameOrigin } from "./frames.js";
 import { Codes, TPError } from "./protocol.js";
-import { beyondViewport, capNote, capped, imageSize, readClip, withinPage } from "./shot_geometry.js";
+import { beyondViewport, capNote, capped, imageSize, readClip, restoreCalls, withinPage } from "./shot_geometry.js";
 import { assertReadable } from "./tabs.js";
 import { budget, inPageAt } from "./waiting.js";
 
@@ -42,9 +42,7 @@ function deviceMetrics(device) {
 
 /** Back to the tab's own metrics, then its standing emulation (configure emulate_device), if it has one. */
 async function restoreDevice(tabId) {
-  await cdp.send(tabId, "Emulation.clearDeviceMetricsOverride");
-  const standing = cdp.overrides.get(tabId, "emulation");
-  for (const [method, params] of standing?.apply ?? []) await cdp.send(tabId, method, params);
+  for (const [method, params] of restoreCalls(cdp.overrides.get(tabId, "emulation"))) await cdp.send(tabId, method, params);
 }
 
 /** The part of the page to take, in document coordinates, and a note when it had to be cut. */

@@ -128,3 +128,14 @@ export function imageSize(data) {
   }
   return null;
 }
+
+/**
+ * The CDP calls that end a capture under a temporary device (responsive shots): the tab's own metrics
+ * back, then its standing emulation (configure emulate_device: `cdp.overrides`' `emulation`) sent again,
+ * so a device the agent chose outlives the shot.
+ * @param {{apply: [string, Record<string, unknown>?][]} | undefined} standing
+ * @returns {[string, Record<string, unknown>?][]}
+ */
+export function restoreCalls(standing) {
+  return [["Emulation.clearDeviceMetricsOverride"], ...(standing?.apply ?? [])];
+}

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { MAX_PIXELS, beyondViewport, capNote, capped, imageSize, readClip, withinPage } from "../background/shot_geometry.js";
+import { MAX_PIXELS, beyondViewport, capNote, capped, imageSize, readClip, restoreCalls, withinPage } from "../background/shot_geometry.js";
 
 test("a clip is four numbers with a positive size; anything else says what is wrong", () => {
   assert.deepEqual(readClip({ x: 1, y: 2, width: 3, height: 4 }), { x: 1, y: 2, width: 3, height: 4 });
@@ -48,4 +48,11 @@ test("a PNG's and a JPEG's size come from their headers", () => {
   const jpeg = Buffer.from([0xff, 0xd8, ...app0, ...sof0, 0, 0, 0, 0]);
   assert.deepEqual(imageSize(jpeg.toString("base64")), { width: 800, height: 600 });
   assert.equal(imageSize(Buffer.from("GIF89a and more bytes here").toString("base64")), null);
+});
+
+test("after a responsive shot the tab's own metrics come back, then its standing emulation", () => {
+  assert.deepEqual(restoreCalls(undefined), [["Emulation.clearDeviceMetricsOverride"]]);
+  const phone = ["Emulation.setDeviceMetricsOverride", { width: 393, height: 852, deviceScaleFactor: 3, mobile: true }];
+  const touch = ["Emulation.setTouchEmulationEnabled", { enabled: true }];
+  assert.deepEqual(restoreCalls({ apply: [phone, touch] }), [["Emulation.clearDeviceMetricsOverride"], phone, touch]);
 });
