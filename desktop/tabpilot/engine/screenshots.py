@@ -325,7 +325,7 @@ COMMANDS: list[Command[Any]] = [
             f"{RESPONSIVE_DOC}, one image each (shots), the tab's own size and emulation restored after."
         ),
         example={"selector": "#chart", "scale": 2},
-        example_result={"width": 1280, "height": 720, "format": "png", "size_bytes": 48213},
+        example_result={"width": 1200, "height": 640, "format": "png", "size_bytes": 48213},
         ops=("tab.screenshot", "dom.snapshot"),
         cli=Cli("screenshot", short=(("full_page", "f"),), save=True),
     ),
