@@ -185,7 +185,8 @@ async def test_save_and_path_write_under_the_artifacts_folder_only(
 
     named = await mcp.ok("generate", {"type": "screenshot", "path": "shots/home.jpg", "format": "jpeg"})
     assert Path(named["path"]) == artifacts / "shots" / "home.jpg"
-    assert Path(named["path"]).read_bytes()[:2] == b"\xff\xd8"
+    with Image.open(named["path"]) as written:
+        assert written.format == "JPEG" and written.size == (named["width"], named["height"])
 
     refused = await mcp.error("generate", {"type": "screenshot", "path": "../outside.png"})
     assert refused["error"] == "invalid_params" and "artifacts folder" in refused["message"]

@@ -144,3 +144,21 @@ async def test_zoom_region_asks_for_a_viewport_clip_magnified(engine: Engine, br
     assert answer["scale"] == 2.0 and answer["region"]["width"] == 100 and len(answer[ATTACHMENTS]) == 1
     with pytest.raises(TabpilotError):
         await engine.call("generate", {"type": "zoom_region", "x": 0, "y": 0, "width": 10, "height": 10, "scale": 4})
+
+
+async def test_responsive_saved_writes_a_file_per_device(
+    make_engine: EngineFactory, browser: FakeBrowser, tmp_path: Path
+) -> None:
+    engine = make_engine(config=EngineConfig(artifacts_dir=tmp_path / "artifacts"))
+    browser.queued["tab.screenshot"] = [reply(750, 1624), reply(1536, 2048), reply(1280, 800)]
+    named = await shoot(engine, responsive=True, path="site/home.png")
+    assert ATTACHMENTS not in named
+    folder = (tmp_path / "artifacts" / "site").resolve()
+    assert [s["path"] for s in named["shots"]] == [str(folder / f"home-{d.name}.png") for d in RESPONSIVE]
+    browser.queued["tab.screenshot"] = [reply(750, 1624), reply(1536, 2048), reply(1280, 800)]
+    unnamed = await shoot(engine, responsive=True, save=True)
+    paths = [Path(s["path"]) for s in unnamed["shots"]]
+    assert [p.name.split("-")[1] for p in paths] == ["mobile", "tablet", "desktop"]
+    for path, shot in zip(paths, unnamed["shots"], strict=True):
+        with Image.open(path) as image:
+            assert image.size == (shot["width"], shot["height"])
