@@ -347,13 +347,15 @@
   }
 
   /**
-   * An interactive element's ref and where it is (CSS px from the page's top-left), for a screenshot
-   * annotated with the refs (generate screenshot annotate); one with no box on screen is left out.
+   * An interactive element's ref and where it is in this frame's viewport (CSS px), for a screenshot
+   * annotated with the refs (generate screenshot annotate); one with no box, or (in a child frame)
+   * wholly outside the frame's viewport, is left out: the iframe shows nothing of it.
    */
   function boxOf(item, prefix, out) {
     const r = item.el.getBoundingClientRect();
     if (r.width < 1 || r.height < 1) return;
-    out.push({ ref: `@${prefix}${item.ref}`, role: item.role, name: item.name, x: r.left + scrollX, y: r.top + scrollY, width: r.width, height: r.height });
+    if (window !== window.top && (r.right <= 0 || r.bottom <= 0 || r.left >= innerWidth || r.top >= innerHeight)) return;
+    out.push({ ref: `@${prefix}${item.ref}`, role: item.role, name: item.name, x: r.left, y: r.top, width: r.width, height: r.height });
   }
 
   function render(items, opts) {
@@ -475,7 +477,7 @@
       text,
       refs,
       took_ms: Math.round(performance.now() - started),
-      ...(boxes ? { boxes } : {}),
+      ...(boxes ? { boxes, scroll: { x: scrollX, y: scrollY } } : {}),
     };
   }
 

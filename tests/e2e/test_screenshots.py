@@ -212,6 +212,10 @@ async def test_annotate_draws_the_refs_on_the_picture_and_leaves_the_page_alone(
     edge = [(go["x"] + 1, go["y"] + go["height"] // 2), (go["x"] + go["width"] // 2, go["y"] + go["height"] - 2)]
     for point in edge:
         assert near(plain.getpixel(point), WHITE) and not near(drawn.getpixel(point), WHITE), point  # type: ignore[arg-type]
+    # A frame's elements too, where the frame shows them (the iframe is at 500,400; the button 30,80 in it).
+    inner = refs["In"]
+    assert inner["ref"].startswith("@f")
+    assert abs(inner["box"]["x"] - 530 * dpr) <= 3 and abs(inner["box"]["y"] - 480 * dpr) <= 3
     # Far from any element nothing is drawn.
     assert drawn.getpixel((round(700 * dpr), round(150 * dpr))) == plain.getpixel((round(700 * dpr), round(150 * dpr)))
 
