@@ -51,6 +51,7 @@ async function stitch(tabId, parentId, text, options, deadline, count) {
       if (reply.late) return `${pad}- (frame f${frameId} did not answer in time)`;
       if (reply.error) return `${pad}- (frame f${frameId}: ${reply.error.message})`;
       count.refs += reply.data.refs;
+      if (reply.data.boxes) count.boxes.push({ frameId, boxes: reply.data.boxes });
       const inner = await stitch(tabId, frameId, reply.data.text, options, deadline, count);
       return inner || `${pad}- (empty frame f${frameId})`;
     }),
@@ -69,7 +70,9 @@ export async function snapshot(tab, params, frameMs) {
       scope = named.selector;
     }
   }
-  const options = { interactive_only: !!params.interactive_only, redact: params.redact };
+  // `boxes`: the refs' boxes too, for an annotated screenshot; only for the whole tab (the top frame).
+  const boxes = !!params.boxes && !frameId;
+  const options = { interactive_only: !!params.interactive_only, redact: params.redact, boxes };
   const { data } = await inPageAt(
     tab.id,
     "dom.snapshot",
@@ -77,10 +80,27 @@ export async function snapshot(tab, params, frameMs) {
     deadline,
     frameId,
   );
-  const count = { frames: 0, refs: data.refs };
+  const count = { frames: 0, refs: data.refs, boxes: data.boxes ? [{ frameId: 0, boxes: data.boxes }] : [] };
   const text = await stitch(tab.id, frameId, data.text, options, deadline, count);
-  const out = { tab_id: tab.id, url: data.url, title: data.title, document: data.document, text, refs: count.refs, frames: count.frames, took_ms: data.took_ms };
+  const placed = boxes && data.scroll ? await toPage(tab.id, count.boxes, data.scroll) : null;
+  const out = { tab_id: tab.id, url: data.url, title: data.title, document: data.document, text, refs: count.refs, frames: count.frames, took_ms: data.took_ms, ...(placed ? { boxes: placed } : {}) };
   return frameId ? { ...out, frame: `@f${frameId}` } : out;
+}
+
+/**
+ * Each frame's boxes (its viewport's CSS px) moved to the page's top-left: by the frame's place in the
+ * tab's viewport and the top page's scroll. A frame that went away meanwhile loses its boxes.
+ * @param {number} tabId @param {{frameId: number, boxes: {x: number, y: number}[]}[]} found @param {{x: number, y: number}} scroll
+ */
+async function toPage(tabId, found, scroll) {
+  const placed = await Promise.all(
+    found.map(async ({ frameId, boxes }) => {
+      const origin = frameId ? await frameOrigin(tabId, frameId).catch(() => null) : { x: 0, y: 0 };
+      if (!origin) return [];
+      return boxes.map((b) => ({ ...b, x: b.x + origin.x + scroll.x, y: b.y + origin.y + scroll.y }));
+    }),
+  );
+  return placed.flat();
 }
 
 export async function highlight(tab, params, frameMs) {
