@@ -17,6 +17,7 @@ from tabpilot.engine import (
     state_snapshots,
     tab_commands,
     telemetry,
+    visual_diff,
     workflow_commands,
 )
 from tabpilot.engine.commands import Registry
@@ -38,6 +39,7 @@ def build_registry() -> Registry:
         configure,
         state_snapshots,
         generate,
+        visual_diff,
         dialogs,
         handoffs,
     ):
