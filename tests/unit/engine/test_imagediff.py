@@ -91,7 +91,9 @@ def test_counts_as_pixelmatch_counts(threshold: float, include_aa: bool) -> None
     text = (page(120, 40), page(120, 40, text_x=10.6))
     palette = np.array([[255, 255, 255, 255], [0, 0, 0, 255], [128, 128, 128, 255], [200, 30, 30, 128]], np.uint8)
     noise = (palette[rng.integers(0, 4, (30, 30))], palette[rng.integers(0, 4, (30, 30))])
-    for before, after in (text, noise):
+    patched = noise[0].copy()  # changes in the middle only: anti-aliasing looks at their surroundings
+    patched[10:20, 12:22] = noise[1][10:20, 12:22]
+    for before, after in (text, noise, (noise[0], patched)):
         mine = compare(before, after, threshold=threshold, include_aa=include_aa)
         assert mine.diff_pixels == _pixelmatch(before, after, threshold, include_aa)
 
