@@ -34,7 +34,7 @@ class VisualDiffArgs(TabArgs):
     name: str | None = arg("baseline name (default: from URL + viewport size)", default=None)
     selector: str | None = arg("compare this element only", default=None)
     full_page: bool = arg("not just the viewport", default=False)
-    threshold: float = arg("per-pixel colour tolerance 0-1, default 0.1", default=0.1, minimum=0, maximum=1)
+    threshold: float = arg("per-pixel colour tolerance (0: any change counts)", default=0.1, minimum=0, maximum=1)
     include_aa: bool = arg("count anti-aliased edge pixels as changes", default=False)
     max_diff_ratio: float = arg("share of pixels that may change and still match", default=0.0, minimum=0, maximum=1)
     update_baseline: bool = arg("store this capture as the baseline", default=False)
