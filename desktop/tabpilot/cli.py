@@ -132,6 +132,9 @@ def _parser() -> argparse.ArgumentParser:
     )
     call.add_argument("tool", choices=shell.spec()["tools"])
     call.add_argument("arguments", nargs="?", default="{}", help="the tool's arguments as JSON (default {})")
+    call.add_argument(
+        "-o", "--output", metavar="DIR", help="where images in the answer are written (default: this folder)"
+    )
 
     secret = sub.add_parser(
         "secret", help="named secrets for workflows: set, list, rm", description=SECRET_HELP, formatter_class=raw
@@ -211,7 +214,7 @@ def main(argv: list[str] | None = None) -> int:
         from tabpilot.cli_stores import pairings_command
 
         return pairings_command(paths, args)
-    return call_tool(args.tool, args.arguments)
+    return call_tool(args.tool, args.arguments, args.output)
 
 
 def has_display() -> bool:
@@ -403,8 +406,10 @@ def _plain_call(words: list[str]) -> bool:
     return 1 <= len(words) <= 2 and words[0] in shell.spec()["tools"] and not any(w[:1] == "-" for w in words)
 
 
-def call_tool(tool: str, text: str) -> int:
-    """`tabpilot call TOOL JSON`: through the app's local socket when there is one, else over HTTP."""
+def call_tool(tool: str, text: str, output: str | None = None) -> int:
+    """`tabpilot call TOOL JSON`: through the app's local socket when there is one, else over HTTP.
+    Images in the answer (a screenshot) are written to files in `output` (default: this folder), their
+    paths printed in the answer's `files`."""
     from tabpilot import home, local_call
 
     try:
@@ -427,7 +432,14 @@ def call_tool(tool: str, text: str) -> int:
         return EXIT_NOT_RUNNING
     if reply.get("ok"):
         result = reply["result"]
-        result.pop("_attachments", None)
+        attachments = result.pop(shell.ATTACHMENTS, None)
+        if attachments:
+            if output:
+                os.makedirs(output, exist_ok=True)
+            # Files named after the mode (`screenshot-...png`): each tool's mode key, as the CLI spec has it.
+            key = next((e["key"] for e in shell.subcommands().values() if e["tool"] == tool), "")
+            stem = str(arguments.get(key) or tool) if isinstance(arguments, dict) else tool
+            result["files"] = shell.save_attachments(attachments, output or ".", stem)
         print(quickjson.dumps_pretty(result))
         return 0
     print(quickjson.dumps_pretty(reply.get("error")))

@@ -398,11 +398,24 @@ def _fail(name: str, error: Any) -> None:
 def _deliver(name: str, entry: dict[str, Any], result: dict[str, Any], parsed: Any) -> int:
     """Print (or save) one command's result; its exit code."""
     attachments = result.pop(ATTACHMENTS, None)
-    if entry.get("save") and attachments:
-        result["path"] = _save(attachments[0], getattr(parsed, "path", None), entry["mode"])
+    if attachments:
+        # The pictures are written to files (a terminal has no use for base64): PATH, or this folder.
+        shots = result.get("shots")
+        names = [str(s.get("device", n)) for n, s in enumerate(shots, 1)] if isinstance(shots, list) else None
+        paths = save_attachments(attachments, getattr(parsed, "path", None), entry["mode"], names)
+        if isinstance(shots, list) and len(shots) == len(paths):
+            for shot, path in zip(shots, paths, strict=True):
+                shot["path"] = path
+        else:
+            result["path"] = paths[0]
+            if len(paths) > 1:
+                result["files"] = paths
     if parsed.json:
         print(quickjson.dumps_pretty(result))
-    elif entry.get("save") and "path" in result:
+    elif isinstance(result.get("shots"), list) and all("path" in s for s in result["shots"]):
+        for shot in result["shots"]:
+            print(f"{shot['path']} ({shot.get('width')}x{shot.get('height')}, {shot.get('size_bytes')} bytes)")
+    elif "path" in result and (entry.get("save") or attachments):
         print(f"{result['path']} ({result.get('width')}x{result.get('height')}, {result.get('size_bytes')} bytes)")
     else:
         text = render(entry, result)
@@ -416,15 +429,44 @@ def _deliver(name: str, entry: dict[str, Any], result: dict[str, Any], parsed: A
     return 0
 
 
-def _save(attachment: dict[str, Any], path: str | None, mode: str) -> str:
+def save_attachments(
+    attachments: list[dict[str, Any]], path: str | None, stem: str, names: list[str] | None = None
+) -> list[str]:
+    """Write each attachment (base64) to a file: `path` (a folder: new files in it; else the file, and
+    `<name>-<label>.<ext>` beside it for more than one), or new `<stem>-<time>.<ext>` files in this
+    folder; never over a file it was not told to write. The absolute paths written."""
     import base64
     import time
 
-    ext = "jpg" if attachment.get("mime_type") == "image/jpeg" else "png"
-    target = path or f"{mode}-{time.strftime('%Y%m%d-%H%M%S')}.{ext}"
-    with open(target, "wb") as f:
-        f.write(base64.b64decode(attachment["data"]))
-    return os.path.abspath(target)
+    labels = names if names and len(names) == len(attachments) else [str(n) for n in range(1, len(attachments) + 1)]
+    written = []
+    for attachment, label in zip(attachments, labels, strict=True):
+        ext = "jpg" if attachment.get("mime_type") == "image/jpeg" else "png"
+        data = base64.b64decode(attachment["data"])
+        if path and not os.path.isdir(path):
+            base, given = os.path.splitext(path)
+            target = path if len(attachments) == 1 else f"{base}-{label}{given or '.' + ext}"
+            with open(target, "wb") as f:
+                f.write(data)
+        else:
+            name = f"{stem}-{time.strftime('%Y%m%d-%H%M%S')}" + (f"-{label}" if len(attachments) > 1 else "")
+            target = _new_file(os.path.join(path or ".", name), ext, data)
+        written.append(os.path.abspath(target))
+    return written
+
+
+def _new_file(base: str, ext: str, data: bytes) -> str:
+    """`base.ext`, or `base-2.ext`, ... the first that does not exist yet, written with `data`."""
+    for n in range(1, 1000):
+        target = f"{base}.{ext}" if n == 1 else f"{base}-{n}.{ext}"
+        try:
+            fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+        except FileExistsError:
+            continue
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        return target
+    raise FileExistsError(f"{base}.{ext}")
 
 
 def run(name: str, argv: list[str]) -> int:

@@ -4,7 +4,6 @@
 import { audit } from "./a11y.js";
 import { check, dismissOverlays, download, drag, fill, focus, history, hover, select, upload, waitFor } from "./acting.js";
 import { click, press, type } from "./actions.js";
-import * as cdp from "./cdp.js";
 import { crop } from "./crop.js";
 import { toContent } from "./content.js";
 import { guarded, handleDialog, listDialogs } from "./dialogs.js";
@@ -16,23 +15,11 @@ import { checkParams } from "./params.js";
 import { Codes, TPError } from "./protocol.js";
 import { endHandoff, startHandoff } from "./handoff.js";
 import { extract, nextPage } from "./scrape.js";
+import { screenshot } from "./screenshot.js";
 import { highlight, snapshot } from "./snapshot.js";
 import { loadState, saveState } from "./state.js";
 import { activateTab, assertReadable, closeTab, getTab, listTabs, openTab, setTracked, targetTab } from "./tabs.js";
 import { budget, inPage, requireString, waitForState } from "./waiting.js";
-
-async function screenshot(tab, { format = "png", quality = 80, full_page: fullPage = false }) {
-  assertReadable(tab);
-  const params = { format, captureBeyondViewport: fullPage };
-  if (format === "jpeg") params.quality = quality;
-  const metrics = await cdp.send(tab.id, "Page.getLayoutMetrics");
-  const box = fullPage ? metrics.cssContentSize : metrics.cssLayoutViewport;
-  const width = Math.ceil(box.width ?? box.clientWidth);
-  const height = Math.ceil(box.height ?? box.clientHeight);
-  if (fullPage) params.clip = { x: 0, y: 0, width, height, scale: 1 };
-  const { data } = await cdp.send(tab.id, "Page.captureScreenshot", params);
-  return { data, width, height };
-}
 
 async function track(params) {
   if (params.clear) {
@@ -102,7 +89,7 @@ export const OPS = {
     assertReadable(tab);
     return executeJs(tab, p);
   },
-  "tab.screenshot": async (p) => screenshot(await targetTab(p), p),
+  "tab.screenshot": async (p, frameMs) => screenshot(await targetTab(p), p, frameMs),
   "tab.crop": async (p) => crop(await targetTab(p), p),
   "tabs.resolve": resolveTab,
   "tabs.open": (p) => openTab(p, navigate),

@@ -18,7 +18,7 @@
 /** @typedef {{state: object, navigate?: boolean, timeout_ms?: number, tab_id?: number}} StateLoadParams clear and restore cookies and storages, then load the saved URL */
 /** @typedef {{url: string, wait_until?: string, timeout_ms?: number, tab_id?: number}} TabNavigateParams load a URL in the tab */
 /** @typedef {{script: string, timeout_ms?: number, tab_id?: number}} JsExecuteParams run JS */
-/** @typedef {{format?: string, quality?: number, full_page?: boolean, tab_id?: number}} TabScreenshotParams a picture of the tab */
+/** @typedef {{format?: string, quality?: number, full_page?: boolean, selector?: string, clip?: object, clip_origin?: string, scale?: number, device?: object, timeout_ms?: number, frame?: string, tab_id?: number}} TabScreenshotParams a picture of the tab: viewport, full page, element or clip, scaled, or under a device */
 /** @typedef {{selector: string, tab_id?: number}} TabCropParams an element's picture for an approval prompt */
 /** @typedef {{selector: string, frame?: string, tab_id?: number}} DomCountParams how many elements match */
 /** @typedef {{selector: string, state?: string, timeout_ms?: number, frame?: string, tab_id?: number}} DomWaitParams until a selector reaches a state */
@@ -40,7 +40,7 @@
 /** @typedef {{selector: string, fields: unknown[], redact?: unknown[], max_bytes?: number, frame?: string, tab_id?: number}} ScrapeExtractParams rows from the page */
 /** @typedef {{next_selector: string, rows_selector?: string, timeout_ms?: number, frame?: string, tab_id?: number}} ScrapeNextPageParams click next and wait for the rows to change */
 /** @typedef {{what: string, selector?: string, max_bytes?: number, properties?: unknown[], redact?: unknown[], frame?: string, tab_id?: number}} PageReadParams a reading helper's answer (text, html, links, forms, markdown, ...) */
-/** @typedef {{interactive_only?: boolean, scope?: string, max_depth?: number, redact?: unknown[], timeout_ms?: number, frame?: string, tab_id?: number}} DomSnapshotParams the accessibility tree as text with refs, frames included */
+/** @typedef {{interactive_only?: boolean, scope?: string, max_depth?: number, boxes?: boolean, redact?: unknown[], timeout_ms?: number, frame?: string, tab_id?: number}} DomSnapshotParams the accessibility tree as text with refs, frames included */
 /** @typedef {{selector: string, duration_ms?: number, timeout_ms?: number, frame?: string, tab_id?: number}} DomHighlightParams outline and label one element */
 /** @typedef {{scope?: string, tags?: unknown[], include_passes?: boolean, redact?: unknown[], timeout_ms?: number, frame?: string, tab_id?: number}} A11yAuditParams axe-core in the page */
 /** @typedef {{tab_id?: number}} DialogsListParams open, armed and lately answered dialogs */
@@ -144,6 +144,13 @@ export const OPERATIONS = Object.freeze({
       format: {"type": ["string"], "required": false, "enum": ["png", "jpeg"]},
       quality: {"type": ["integer"], "required": false},
       full_page: {"type": ["boolean"], "required": false},
+      selector: {"type": ["string"], "required": false},
+      clip: {"type": ["object"], "required": false},
+      clip_origin: {"type": ["string"], "required": false, "enum": ["page", "viewport"]},
+      scale: {"type": ["number"], "required": false},
+      device: {"type": ["object"], "required": false},
+      timeout_ms: {"type": ["integer"], "required": false},
+      frame: {"type": ["string"], "required": false},
       tab_id: {"type": ["integer"], "required": false},
     },
   },
@@ -363,6 +370,7 @@ export const OPERATIONS = Object.freeze({
       interactive_only: {"type": ["boolean"], "required": false},
       scope: {"type": ["string"], "required": false},
       max_depth: {"type": ["integer"], "required": false},
+      boxes: {"type": ["boolean"], "required": false},
       redact: {"type": ["array"], "required": false},
       timeout_ms: {"type": ["integer"], "required": false},
       frame: {"type": ["string"], "required": false},

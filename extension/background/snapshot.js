@@ -73,13 +73,14 @@ export async function snapshot(tab, params, frameMs) {
   const { data } = await inPageAt(
     tab.id,
     "dom.snapshot",
-    { ...options, scope, max_depth: params.max_depth, prefix: frameId ? `f${frameId}` : "" },
+    // `boxes` (the refs' boxes, for an annotated screenshot) only in the frame asked: frames get none
+    { ...options, scope, max_depth: params.max_depth, prefix: frameId ? `f${frameId}` : "", boxes: !!params.boxes },
     deadline,
     frameId,
   );
   const count = { frames: 0, refs: data.refs };
   const text = await stitch(tab.id, frameId, data.text, options, deadline, count);
-  const out = { tab_id: tab.id, url: data.url, title: data.title, document: data.document, text, refs: count.refs, frames: count.frames, took_ms: data.took_ms };
+  const out = { tab_id: tab.id, url: data.url, title: data.title, document: data.document, text, refs: count.refs, frames: count.frames, took_ms: data.took_ms, ...(data.boxes ? { boxes: data.boxes } : {}) };
   return frameId ? { ...out, frame: `@f${frameId}` } : out;
 }
 

@@ -143,6 +143,7 @@
     drop: "a drop target",
     upload: "ready for files",
     download: "there",
+    screenshot: "visible",
   };
 
   /** The time this op may still wait, and the whole budget to name in messages. */
@@ -436,7 +437,22 @@
     return out;
   }
 
+  /**
+   * dom.box (tab.screenshot of an element): its box in this frame's viewport, once it is visible; an
+   * element not wholly in view is scrolled into it first (as much of it as fits).
+   */
+  async function domBox(p) {
+    const { el } = await ready(p, "screenshot", { visible: true });
+    let r = el.getBoundingClientRect();
+    if (!inViewport(r)) {
+      el.scrollIntoView({ block: r.height > innerHeight ? "start" : "center", inline: "nearest", behavior: "instant" });
+      r = el.getBoundingClientRect();
+    }
+    return { x: r.left, y: r.top, width: r.width, height: r.height };
+  }
+
   Object.assign(tp.ops, {
+    "dom.box": domBox,
     "dom.wait": domWait,
     "dom.actionable": domActionable,
     "dom.hit": domHit,

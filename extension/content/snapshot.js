@@ -346,9 +346,21 @@
     return null;
   }
 
+  /**
+   * An interactive element's ref and where it is (CSS px from the page's top-left), for a screenshot
+   * annotated with the refs (generate screenshot annotate); one with no box on screen is left out.
+   */
+  function boxOf(item, prefix, out) {
+    const r = item.el.getBoundingClientRect();
+    if (r.width < 1 || r.height < 1) return;
+    out.push({ ref: `@${prefix}${item.ref}`, role: item.role, name: item.name, x: r.left + scrollX, y: r.top + scrollY, width: r.width, height: r.height });
+  }
+
   function render(items, opts) {
     const lines = [];
     const prefix = opts.prefix;
+    /** @type {Record<string, unknown>[] | null} */
+    const boxes = opts.boxes ? [] : null;
     let refs = 0;
     let size = 0;
     const push = (line) => {
@@ -369,6 +381,7 @@
         if (k.ref && INTERACTIVE.has(k.role)) {
           refs++;
           push(`${"  ".repeat(depth)}- ${head(k, prefix)}${k.value ? `: ${k.value}` : ""}`);
+          if (boxes) boxOf(k, prefix, boxes);
         }
         walkInteractive(k.kids, depth);
       }
@@ -432,7 +445,7 @@
 
     if (opts.interactive_only) walkInteractive(items, opts.indent);
     else walk(items, opts.indent, opts.max_depth);
-    return { text: lines.join("\n"), refs };
+    return { text: lines.join("\n"), refs, boxes };
   }
 
   async function domSnapshot(p) {
@@ -448,8 +461,9 @@
     const depth = Number.isInteger(p.max_depth) && p.max_depth >= 0 ? p.max_depth : -1;
     // The scope element itself is the first line; the whole page starts at the body's children.
     const items = build(root, p, red);
-    const { text, refs } = render(items, {
+    const { text, refs, boxes } = render(items, {
       prefix: typeof p.prefix === "string" ? p.prefix : "",
+      boxes: !!p.boxes && !!p.interactive_only,
       interactive_only: !!p.interactive_only,
       max_depth: depth,
       indent: Number.isInteger(p.indent) ? p.indent : 0,
@@ -461,6 +475,7 @@
       text,
       refs,
       took_ms: Math.round(performance.now() - started),
+      ...(boxes ? { boxes } : {}),
     };
   }
 

@@ -1,13 +1,12 @@
-"""`generate`: artifacts made from the page (screenshots now; PDFs, scripts and tests later)."""
+"""`generate`: artifacts made from the page (screenshots: engine/screenshots.py; PDFs, scripts and tests)."""
 
 from __future__ import annotations
 
-import base64
 from dataclasses import dataclass
 from typing import Any, Literal, TypedDict
 
-from tabpilot.engine.args import Args, TabArgs, arg
-from tabpilot.engine.commands import Cli, Command
+from tabpilot.engine.args import Args, arg
+from tabpilot.engine.commands import Command
 from tabpilot.engine.context import CommandContext
 from tabpilot.engine.errors import TabpilotError
 
@@ -16,22 +15,8 @@ ATTACHMENTS = "_attachments"
 
 
 @dataclass(frozen=True, kw_only=True)
-class ScreenshotArgs(TabArgs):
-    format: str = arg("default png", default="png", enum=("png", "jpeg"))
-    quality: int = arg("jpeg quality", default=80, minimum=1, maximum=100)
-    full_page: bool = arg("not just the viewport", default=False)
-
-
-@dataclass(frozen=True, kw_only=True)
 class WorkflowIdArgs(Args):
     workflow_id: str = arg("a saved workflow's id")
-
-
-class Screenshot(TypedDict):
-    width: int
-    height: int
-    format: str
-    size_bytes: int
 
 
 class Script(TypedDict):
@@ -39,18 +24,6 @@ class Script(TypedDict):
     filename: str
     language: Literal["python"]
     script: str
-
-
-async def _screenshot(ctx: CommandContext, a: ScreenshotArgs) -> dict[str, Any]:
-    shot = await ctx.browser_request("tab.screenshot", a.wire(), timeout_s=20)
-    data = str(shot.pop("data"))
-    mime = "image/png" if a.format == "png" else "image/jpeg"
-    return {
-        **shot,
-        "format": a.format,
-        "size_bytes": len(base64.b64decode(data)),
-        ATTACHMENTS: [{"mime_type": mime, "data": data}],
-    }
 
 
 async def _playwright_script(ctx: CommandContext, a: WorkflowIdArgs) -> Script:
@@ -79,19 +52,6 @@ async def _playwright_script(ctx: CommandContext, a: WorkflowIdArgs) -> Script:
 
 
 COMMANDS: list[Command[Any]] = [
-    Command(
-        "generate",
-        "screenshot",
-        "read",
-        "PNG/JPEG of viewport or full_page",
-        _screenshot,
-        ScreenshotArgs,
-        returns=Screenshot,
-        result="{width, height, format, size_bytes} and the picture as an MCP image",
-        example_result={"width": 1280, "height": 720, "format": "png", "size_bytes": 48213},
-        ops=("tab.screenshot",),
-        cli=Cli("screenshot", short=(("full_page", "f"),), save=True),
-    ),
     Command(
         "generate",
         "playwright_script",

@@ -1,0 +1,115 @@
+// @ts-check
+// tab.screenshot: a picture of the tab through CDP (Page.captureScreenshot over chrome.debugger, so it
+// works in the person's own Chrome as in the managed one): the viewport, the whole page, one element
+// (scrolled into view when it is not), or a clip of the page; magnified or shrunk by `scale`; under a
+// temporary device (`device`: responsive shots), after which the tab's standing emulation is restored.
+// The answer's width and height are the picture's own pixels (its header says), `clip` the page area
+// it shows (CSS px from the page's top-left) and `ratio` its pixels per CSS pixel.
+import * as cdp from "./cdp.js";
+import { frameOrigin } from "./frames.js";
+import { Codes, TPError } from "./protocol.js";
+import { beyondViewport, capNote, capped, imageSize, readClip, withinPage } from "./shot_geometry.js";
+import { assertReadable } from "./tabs.js";
+import { budget, inPageAt } from "./waiting.js";
+
+/** @typedef {import("./shot_geometry.js").Rect} Rect */
+
+function invalid(message, param) {
+  return new TPError(Codes.INVALID_PARAMS, message, { param });
+}
+
+/** The page's device pixel ratio (an emulated one included): the picture has this many pixels per CSS px. */
+async function pixelRatio(tabId) {
+  const { result } = await cdp.send(tabId, "Runtime.evaluate", { expression: "devicePixelRatio", returnByValue: true });
+  return Number(result?.value) || 1;
+}
+
+/** The element's box in document coordinates, scrolled into view first when it is not (content dom.box). */
+async function elementArea(tab, params, frameMs) {
+  const deadline = budget(params, frameMs);
+  const { data, frameId } = await inPageAt(tab.id, "dom.box", { selector: params.selector }, deadline);
+  const origin = frameId ? await frameOrigin(tab.id, frameId) : { x: 0, y: 0 };
+  return { x: data.x + origin.x, y: data.y + origin.y, width: data.width, height: data.height };
+}
+
+/** @param {Record<string, any>} device */
+function deviceMetrics(device) {
+  const width = Math.round(Number(device.width));
+  const height = Math.round(Number(device.height));
+  if (!(width > 0 && height > 0)) throw invalid("'device' needs a width and a height in CSS pixels.", "device");
+  return { width, height, deviceScaleFactor: Number(device.device_scale_factor) || 1, mobile: !!device.mobile };
+}
+
+/** Back to the tab's own metrics, then its standing emulation (configure emulate_device), if it has one. */
+async function restoreDevice(tabId) {
+  await cdp.send(tabId, "Emulation.clearDeviceMetricsOverride");
+  const standing = cdp.overrides.get(tabId, "emulation");
+  for (const [method, params] of standing?.apply ?? []) await cdp.send(tabId, method, params);
+}
+
+/** The part of the page to take, in document coordinates, and a note when it had to be cut. */
+async function areaToTake(tab, params, frameMs) {
+  const element = typeof params.selector === "string" && params.selector ? await elementArea(tab, params, frameMs) : null;
+  const metrics = await cdp.send(tab.id, "Page.getLayoutMetrics");
+  const vv = metrics.cssVisualViewport;
+  const view = { x: vv.pageX, y: vv.pageY, width: vv.clientWidth, height: vv.clientHeight };
+  const page = { width: metrics.cssContentSize.width, height: metrics.cssContentSize.height };
+  let area = view;
+  let whole = true; // the viewport as it is: Chrome's own capture, no clip needed
+  // The viewport as the screen shows it: a page zoomed (a phone's page without a viewport meta tag is
+  // laid out 980 px wide and shown smaller) is drawn at that zoom. Other areas are drawn at 1:1 CSS px.
+  let zoom = Number(vv.scale) > 0 ? Number(vv.scale) : 1;
+  if (element) {
+    area = { ...element, x: element.x + view.x, y: element.y + view.y };
+    whole = false;
+    zoom = 1;
+  } else if (params.clip !== undefined) {
+    const clip = readClip(params.clip);
+    if (typeof clip === "string") throw invalid(clip, "clip");
+    area = params.clip_origin === "viewport" ? { ...clip, x: clip.x + view.x, y: clip.y + view.y } : clip;
+    const inside = withinPage(area, page);
+    if (!inside) {
+      throw invalid(`'clip' is outside the page (${Math.round(page.width)}x${Math.round(page.height)} CSS px).`, "clip");
+    }
+    area = inside;
+    whole = false;
+    zoom = 1;
+  } else if (params.full_page) {
+    area = { x: 0, y: 0, width: page.width, height: page.height };
+    whole = false;
+    zoom = 1;
+  }
+  return { area, view, whole, zoom };
+}
+
+export async function screenshot(tab, params, frameMs) {
+  assertReadable(tab);
+  const tabId = tab.id;
+  const format = params.format === "jpeg" ? "jpeg" : "png";
+  const scale = Number.isFinite(params.scale) && params.scale > 0 ? params.scale : 1;
+  if (params.device) {
+    await cdp.send(tabId, "Emulation.setDeviceMetricsOverride", deviceMetrics(params.device));
+  }
+  try {
+    const { area, view, whole, zoom } = await areaToTake(tab, params, frameMs);
+    const dpr = await pixelRatio(tabId);
+    const { area: taken, cut } = capped(area, dpr * scale * zoom);
+    /** @type {Record<string, any>} */
+    const capture = { format };
+    if (format === "jpeg") capture.quality = Number.isInteger(params.quality) ? params.quality : 80;
+    if (!whole || scale !== 1 || cut) {
+      capture.clip = { ...taken, scale: scale * zoom };
+      capture.captureBeyondViewport = beyondViewport(taken, view);
+    }
+    const { data } = await cdp.send(tabId, "Page.captureScreenshot", capture);
+    const ratio = dpr * scale * zoom;
+    const size = imageSize(data) ?? { width: Math.round(taken.width * ratio), height: Math.round(taken.height * ratio) };
+    const clip = { x: Math.round(taken.x), y: Math.round(taken.y), width: Math.round(taken.width), height: Math.round(taken.height) };
+    /** @type {Record<string, any>} */
+    const answer = { data, ...size, clip, ratio: size.width / taken.width };
+    if (cut) answer.note = capNote(area, taken);
+    return answer;
+  } finally {
+    if (params.device) await restoreDevice(tabId);
+  }
+}
