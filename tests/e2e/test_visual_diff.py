@@ -13,7 +13,6 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from tabpilot.engine.operations import BY_NAME
 from tests.e2e.conftest import E2E
 from tests.support.mcp_stdio import StdioMcp
 from tests.support.site import FixtureSite
@@ -114,10 +113,6 @@ async def test_a_baseline_without_a_name_is_named_by_address_and_viewport(
     assert again["name"] == first["name"] and again["match"] is True and again["similarity"] == 1.0
 
 
-@pytest.mark.skipif(
-    "selector" not in {p.name for p in BY_NAME["tab.screenshot"].params},
-    reason="tab.screenshot has no selector yet (branch shots adds it)",
-)
 async def test_an_element_is_compared_on_its_own(mcp: StdioMcp, tab: Any, pilot_on: None, site: FixtureSite) -> None:
     await open_visual(mcp, site)
     name = f"card-{uuid.uuid4().hex[:6]}"
@@ -130,3 +125,8 @@ async def test_an_element_is_compared_on_its_own(mcp: StdioMcp, tab: Any, pilot_
     await js(mcp, "document.querySelector('#mugs p').textContent = 'A set of six, porcelain.'")
     changed = await visual_diff(mcp, name=name, selector="#mugs")
     assert changed["match"] is False and changed["diff_pixels"] > 0
+    # The change is where the paragraph is within the card's picture.
+    text = await js(mcp, BOUNDS % "#mugs p")
+    left, top, right, bottom = red_box(Path(changed["diff_path"]))
+    assert left >= text["left"] - element["left"] - 2 and right <= text["right"] - element["left"] + 2
+    assert top >= text["top"] - element["top"] - 2 and bottom <= text["bottom"] - element["top"] + 2

@@ -198,3 +198,15 @@ async def test_without_an_artifacts_folder_it_says_it_cannot(make_engine: Engine
     with pytest.raises(TabpilotError) as info:
         await diff(make_engine(), name="home")
     assert info.value.code == "not_supported"
+
+
+async def test_an_element_capture_is_asked_for_and_named_apart(engine: Engine, browser: FakeBrowser) -> None:
+    browser.replies["page.info"] = page_info(url="https://a.test/", viewport={"width": 800, "height": 600})
+    shows(browser, picture(20, 10))
+    card = await diff(engine, selector="#card", full_page=False)
+    assert card["name"] == "a.test-800x600-card" and (card["width"], card["height"]) == (20, 10)
+    shot = browser.calls[-1]
+    assert shot.op == "tab.screenshot"
+    assert shot.params == {"tab_id": 1, "format": "png", "full_page": False, "selector": "#card"}
+    named = await diff(engine, name="card", selector="#card")
+    assert named["name"] == "card" and browser.calls[-1].params["selector"] == "#card"
