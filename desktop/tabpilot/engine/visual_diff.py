@@ -83,7 +83,10 @@ async def _visual_diff(ctx: CommandContext, a: VisualDiffArgs) -> dict[str, Any]
     )
     capture = base64.b64decode(str(shot["data"]))
     # Files and pixels off the event loop: tens of milliseconds of decoding, numpy and encoding.
-    return await asyncio.to_thread(against_baseline, artifacts_folder(ctx), name, capture, a)
+    answer = await asyncio.to_thread(against_baseline, artifacts_folder(ctx), name, capture, a)
+    if shot.get("note"):  # the capture was cut (a very tall page): compared as taken, and said
+        answer["note"] = " ".join(filter(None, (str(shot["note"]), answer.get("note"))))
+    return answer
 
 
 def against_baseline(artifacts: Path, name: str, capture: bytes, a: VisualDiffArgs) -> dict[str, Any]:

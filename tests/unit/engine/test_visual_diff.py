@@ -28,11 +28,11 @@ def picture(width: int = 64, height: int = 48, *, mark: tuple[int, int, int, int
     return pixels
 
 
-def shows(browser: FakeBrowser, pixels: Pixels) -> None:
-    """The next captures are `pixels`."""
+def shows(browser: FakeBrowser, pixels: Pixels, **extra: Any) -> None:
+    """The next captures are `pixels` (the extension's answer has `extra` too)."""
     data = base64.b64encode(encode_png(pixels)).decode()
     height, width = pixels.shape[:2]
-    browser.replies["tab.screenshot"] = {"data": data, "width": width, "height": height}
+    browser.replies["tab.screenshot"] = {"data": data, "width": width, "height": height, **extra}
 
 
 @pytest.fixture
@@ -210,3 +210,10 @@ async def test_an_element_capture_is_asked_for_and_named_apart(engine: Engine, b
     assert shot.params == {"tab_id": 1, "format": "png", "full_page": False, "selector": "#card"}
     named = await diff(engine, name="card", selector="#card")
     assert named["name"] == "card" and browser.calls[-1].params["selector"] == "#card"
+
+
+async def test_a_capture_cut_short_says_so(engine: Engine, browser: FakeBrowser) -> None:
+    shows(browser, picture(), note="Cut at 16384 px.")
+    first = await diff(engine, name="tall", full_page=True)
+    assert first["note"].startswith("Cut at 16384 px. No baseline had this name")
+    assert (await diff(engine, name="tall", full_page=True))["note"] == "Cut at 16384 px."
