@@ -22,6 +22,7 @@ from tabpilot.engine.args import TabArgs, arg
 from tabpilot.engine.artifacts import artifacts_folder, safe_stem, write_file
 from tabpilot.engine.commands import Command
 from tabpilot.engine.context import CommandContext
+from tabpilot.engine.errors import TabpilotError
 from tabpilot.engine.generate import ATTACHMENTS
 
 BASELINES = "baselines"
@@ -113,7 +114,15 @@ def against_baseline(artifacts: Path, name: str, capture: bytes, a: VisualDiffAr
         if existed:
             return {**answer, "baseline_updated": True, "note": "The baseline is now this capture."}
         return {**answer, "baseline_created": True, "note": "No baseline had this name: this capture is it now."}
-    baseline = imagediff.decode_png(baseline_file.read_bytes())
+    try:
+        baseline = imagediff.decode_png(baseline_file.read_bytes())
+    except (OSError, ValueError) as exc:  # Pillow's "cannot identify image file" is an OSError
+        raise TabpilotError(
+            "invalid_params",
+            f"The baseline {baseline_file} is not a picture Tabpilot can read ({exc.__class__.__name__}); "
+            "update_baseline:true replaces it with this capture.",
+            param="name",
+        ) from exc
     diff = imagediff.compare(baseline, current, threshold=a.threshold, include_aa=a.include_aa)
     match = not diff.sizes_differ and diff.diff_pixels <= a.max_diff_ratio * diff.total_pixels
     answer.update(match=match, similarity=diff.similarity, diff_pixels=diff.diff_pixels, aa_pixels=diff.aa_pixels)

@@ -217,3 +217,16 @@ async def test_a_capture_cut_short_says_so(engine: Engine, browser: FakeBrowser)
     first = await diff(engine, name="tall", full_page=True)
     assert first["note"].startswith("Cut at 16384 px. No baseline had this name")
     assert (await diff(engine, name="tall", full_page=True))["note"] == "Cut at 16384 px."
+
+
+async def test_a_damaged_baseline_is_refused_and_can_be_replaced(
+    engine: Engine, browser: FakeBrowser, artifacts: Path
+) -> None:
+    shows(browser, picture())
+    await diff(engine, name="home")
+    (artifacts / "baselines" / "home.png").write_bytes(b"not a png")
+    with pytest.raises(TabpilotError) as info:
+        await diff(engine, name="home")
+    assert info.value.code == "invalid_params" and "update_baseline:true" in info.value.message
+    assert (await diff(engine, name="home", update_baseline=True))["baseline_updated"] is True
+    assert (await diff(engine, name="home"))["match"] is True
