@@ -223,15 +223,18 @@ class _Framed:
 
     def antialiased(self, own: Flat, other: Flat, at: Index) -> npt.NDArray[np.bool_]:
         """pixelmatch's `antialiased()` for many pixels of `own` at once."""
-        near, inside, border = self._around(at)
-        delta = np.where(inside, _brightness(own[at])[:, None] - _brightness(own[near]), 0.0)
+        found = np.zeros(at.size, dtype=np.bool_)
+        # Three identical neighbours already rule it out (a pixel inside a flat area, most of a changed
+        # block): an integer comparison spares those the brightness arithmetic.
+        open_ = np.flatnonzero(~self._many_siblings(own, at))
+        near, inside, border = self._around(at[open_])
+        delta = np.where(inside, _brightness(own[at[open_]])[:, None] - _brightness(own[near]), 0.0)
         # Neighbours of the same brightness (identical ones among them) are pixelmatch's "zeroes".
         zeroes = border + np.count_nonzero(inside & (delta == 0), axis=1)
-        found = np.zeros(at.size, dtype=np.bool_)
-        maybe = np.flatnonzero((zeroes <= 2) & (delta.min(axis=1) < 0) & (delta.max(axis=1) > 0))
+        maybe = np.flatnonzero((zeroes <= 2) & (delta.min(axis=1, initial=0) < 0) & (delta.max(axis=1, initial=0) > 0))
         if maybe.size == 0:
             return found
-        rows, delta, near = np.arange(maybe.size), delta[maybe], near[maybe]
+        rows, delta, near, maybe = np.arange(maybe.size), delta[maybe], near[maybe], open_[maybe]
         darkest, brightest = near[rows, delta.argmin(axis=1)], near[rows, delta.argmax(axis=1)]
         flat_dark = self._many_siblings(own, darkest) & self._many_siblings(other, darkest)
         flat_bright = self._many_siblings(own, brightest) & self._many_siblings(other, brightest)
