@@ -130,3 +130,17 @@ async def test_an_element_is_compared_on_its_own(mcp: StdioMcp, tab: Any, pilot_
     left, top, right, bottom = red_box(Path(changed["diff_path"]))
     assert left >= text["left"] - element["left"] - 2 and right <= text["right"] - element["left"] + 2
     assert top >= text["top"] - element["top"] - 2 and bottom <= text["bottom"] - element["top"] + 2
+
+
+async def test_a_page_that_grew_is_not_a_match_and_says_why(
+    mcp: StdioMcp, tab: Any, pilot_on: None, site: FixtureSite
+) -> None:
+    await open_visual(mcp, site)
+    name = f"whole-{uuid.uuid4().hex[:6]}"
+    first = await visual_diff(mcp, name=name, full_page=True)
+    await js(mcp, "document.querySelector('main').style.paddingBottom = '2000px'")
+    grown = await visual_diff(mcp, name=name, full_page=True)
+    assert grown["match"] is False and grown["height"] > first["height"]
+    assert f"the baseline {first['width']}x{first['height']}" in grown["note"]
+    # What both pictures show is the same: only the new part of the page counts as changed.
+    assert grown["diff_pixels"] == grown["width"] * (grown["height"] - first["height"])
