@@ -18,6 +18,7 @@ from tabpilot.engine import (
     state_snapshots,
     tab_commands,
     telemetry,
+    visual_diff,
     workflow_commands,
 )
 from tabpilot.engine.commands import Registry
@@ -40,6 +41,7 @@ def build_registry() -> Registry:
         state_snapshots,
         screenshots,
         generate,
+        visual_diff,
         dialogs,
         handoffs,
     ):
