@@ -51,8 +51,10 @@ async def main() -> None:
             mark = "WRONG " if wrong else ""
             print(f"{mark}{key:<58} {answer['verdict']:<17} {answer['score']:.2f} {where} {top.get('reason', '')}")
     print("all pages:", measured.summary())
-    print("tuned-on pages:", measured.only(lambda k: not held_out(k)).summary())
-    print("held-out pages:", measured.only(held_out).summary())
+    rounds = ("h1", "h2", "h3")
+    print("first pages:", measured.only(lambda k: not any(held_out(k, r) for r in rounds)).summary())
+    for round_ in rounds:
+        print(f"held-out round {round_}:", measured.only(lambda k, r=round_: held_out(k, r)).summary())
     print(
         line(
             "precision (flagged = not clean)",

@@ -352,7 +352,10 @@
     for (const [block, groups] of blocks) {
       for (const group of groups.values()) {
         const location = group.noscript ? "noscript" : group.hidden ? "hidden_text" : "visible_text";
-        const segment = { location, selector: cssPath(block), text: group.parts.join("") };
+        const joined = group.parts.join("");
+        // With scripts on, a <noscript>'s content is raw markup: its words are what that markup says.
+        const text = group.noscript ? new DOMParser().parseFromString(joined, "text/html").body.textContent ?? "" : joined;
+        const segment = { location, selector: cssPath(block), text };
         if (group.hidden) segment.hidden_by = group.hidden;
         if (group.code) segment.code = true;
         add(segment);

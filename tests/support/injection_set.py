@@ -17,9 +17,10 @@ def pages() -> list[tuple[str, str]]:
     return [(label, p.stem) for label in LABELS for p in sorted((FIXTURES / label).glob("*.html"))]
 
 
-def held_out(key: str) -> bool:
-    """A page written after the scorer was last tuned (named h00-...): never tuned on."""
-    return key.split("/", 1)[-1].startswith("h") and key.split("/", 1)[-1][1:3].isdigit()
+def held_out(key: str, round_: str) -> bool:
+    """A page of held-out round `round_` ("h1", "h2": named h1-00-...): written after the scorer's last
+    change before its round was measured."""
+    return key.split("/", 1)[-1].startswith(f"{round_}-")
 
 
 def path_of(label: str, name: str) -> str:

@@ -76,11 +76,14 @@ _ORDER = (
 )
 """Where a verb gives an order: at the start of a clause, or after `please`, `you must`... (so "it will
 forget previous messages" or "we may share cookie data" are statements, not orders)."""
+_PEOPLE = r"(user|human|person|customer|reader|visitor|owner|operator)"
+_ASKED = rf"({_INSTRUCTIONS}|request|question|query|task|wishes)"
 _SECRETS = (
     r"(cookies?|tokens?|passwords?|passphrases?|credentials?|api[ _-]?keys?|session( id| data)?|secrets?|"
     r"credit ?card( numbers?)?|card numbers?|ssn|social security|private keys?|auth(entication|orization)?( headers?)?|"
     r"(chat|conversation) history|(the )?conversation|personal (data|information)|"
-    r"email (addresses|contents|inbox)|contacts( list)?|"
+    r"email (addresses|contents|inbox)|contacts( list)?|clipboard|account numbers?|bank (details|account)|iban|"
+    r"card details|cvv|pin( code)?|"
     r"local ?storage|otp|2fa codes?|one[- ]time codes?)"
 )
 
@@ -101,6 +104,48 @@ PATTERNS: tuple[Pattern, ...] = (
         0.65,
         rf"{_ORDER}(ignore|disregard|forget) (everything|all|anything)"
         r"( (you('ve| have)? (been told|read|learned)|else))?( (above|before|so far|up to (here|now|this point)))\b",
+    ),
+    _p(
+        "asks to ignore the user's request",
+        "override",
+        0.7,
+        rf"{_ORDER}(ignore|disregard|forget|override|bypass|set aside)\b (the |your |this )?({_PEOPLE}'?s?|"
+        rf"original|actual) {_ASKED}\b",
+    ),
+    _p(
+        "declares earlier instructions void",
+        "override",
+        0.6,
+        rf"\b(previous|prior|earlier|original|old|above|initial|{_PEOPLE}'?s?)( \w+)? {_ASKED} (is |are |has been |"
+        r"have been |were |was )?(now )?(revoked|void|cancell?ed|obsolete|outdated|superseded|replaced|invalid|"
+        r"no longer (valid|appl(y|ies)|in effect|relevant))\b",
+    ),
+    _p(
+        "claims an override",
+        "override",
+        0.35,
+        r"\b(system|admin|administrator|security|priority|emergency|developer) override\b",
+    ),
+    _p(
+        "says the reader has new instructions",
+        "override",
+        0.55,
+        rf"\byou (have|'ve got|now have) (new|updated|different|additional|revised) {_INSTRUCTIONS}\b"
+        r"|\bnew (rule|policy|directive)s?\b[^.:\n]{0,40}:",
+    ),
+    _p(
+        "recasts the page as instructions",
+        "role_tag",
+        0.55,
+        r"\btreat (this|the following|these) (paragraph|text|message|page|content|note|line)s? as (the |a |an |your )?"
+        r"(system|new|real|actual|trusted|priority|developer)\b",
+    ),
+    _p(
+        "grants the reader permissions",
+        "role",
+        0.35,
+        r"\byou (are|have been) (now )?(allowed|permitted|authori[sz]ed|cleared|free) to\b"
+        r"|\byou have (full )?permission to\b",
     ),
     _p(
         "declares new instructions",
@@ -167,24 +212,45 @@ PATTERNS: tuple[Pattern, ...] = (
         0.5,
         rf"\bif you are an? ({_AI}|automated|large language)\b|\b(attention|note|message|instructions?|"
         rf"notice|important)\s*(to|for)\s*(all |any )?(the )?({_AI})\b"
-        rf"|\b(dear|hey|hello) {_AI}\b|\bto (any|all|the) {_AI} (reading|processing|summari[sz]ing|"
+        rf"|\b(dear|hey|hello|hi) {_AI}\b|\b(to|for) (all |any |the )?(automated |autonomous )?{_AI}( only)?\s*[:,]"
+        rf"|\b{_AI} (instructions?|directives?|note|task|orders)\s*:"
+        rf"|\bto (any|all|the) {_AI} (reading|processing|summari[sz]ing|"
         rf"browsing|parsing|visiting|crawling)\b"
         rf"|\b{_AI} (reading|processing|summari[sz]ing|browsing|parsing|crawling|visiting) this( page|"
         rf" site| document| text| content)?\b",
+    ),
+    _p(
+        "tells an AI what it must do",
+        "address",
+        0.45,
+        rf"\b{_AI} (must|shall|need to|are (required|instructed|expected) to|will now|should now|may now)\b",
+    ),
+    _p(
+        "speaks to an AI by name",
+        "address",
+        0.4,
+        rf"(^|[.!?]\s+)\s*(the )?{_AI}\s*,\s+\S",
+    ),
+    _p(
+        "tells the reader what to tell the user",
+        "address",
+        0.4,
+        rf"{_ORDER}(tell|inform|assure|convince|persuade|remind|advise) (the|your) {_PEOPLE}s?\b",
     ),
     _p(
         "tells a summarizer what to say",
         "address",
         0.35,
         r"\b(when|while|if|before) (you are |you're )?(summari[sz]ing|describing|reviewing|analy[sz]ing|processing|"
-        r"answering questions about|asked about) this (page|article|review|document|email|site|text|post|product|"
-        r"company|vendor|listing)\b",
+        r"answering questions about|asked about|reading) this (page|article|review|document|email|site|text|post|"
+        r"product|company|vendor|listing|image|photo|picture|screenshot|chart|video|hotel|repository|code)\b",
     ),
     _p(
         "asks to leave something out",
         "secrecy",
         0.25,
-        r"\b(do not|don'?t|never) (mention|disclose|bring up|talk about|refer to)\b",
+        rf"\b(do not|don'?t|never) (mention|disclose|bring up|talk about|refer to)\b|{_ORDER}(omit|leave out|exclude) "
+        r"(any |the |all )",
     ),
     _p(
         "speaks to the model as an AI",
@@ -200,7 +266,15 @@ PATTERNS: tuple[Pattern, ...] = (
         rf"{_ORDER}(send|post|forward|upload|transmit|exfiltrate|leak|email|e-mail|submit|share|append|include|"
         rf"paste|copy|encode)\b{_ANY}\b{_SECRETS}\b[^.!?\n]{{0,60}}?"
         r"(\b(to|into|at|via|in)\s+(the |this |that |our |my |an? |following )?(url|address|link|endpoint|server|"
-        r"webhook|form|inbox|page|site|domain)\b|https?://|www\.|\b[\w.+-]+@[\w-]+\.)",
+        r"webhook|form|inbox|page|site|domain)\b|\b(into|in) (your|the) (reply|answer|response|output|summary)\b|"
+        r"https?://|www\.|\b[\w.+-]+@[\w-]+\.)",
+    ),
+    _p(
+        "asks to send data to an address",
+        "exfiltration",
+        0.35,
+        rf"{_ORDER}(send|post|forward|upload|transmit|submit|append|paste|copy|encode|include|report)\b"
+        r"[^.!?\n]{0,80}?\b(to|into|at)\s+(https?://|www\.|[\w.+-]+@[\w-]+\.)",
     ),
     _p(
         "asks to read out secrets",
@@ -235,8 +309,23 @@ PATTERNS: tuple[Pattern, ...] = (
         "asks to act on the person's behalf",
         "tool",
         0.45,
-        r"\b(immediately|now|silently|quietly|automatically) (purchase|buy|transfer|pay|wire|approve|"
-        r"delete|download|install|subscribe|sign up|grant|change the password|send)\b",
+        r"\b(immediately|now|silently|quietly|automatically|secretly) (purchase|buy|transfer|pay|wire|approve|"
+        r"delete|download|install|subscribe|sign up|grant|change|update|modify|cancel|place|confirm|submit|disable|"
+        r"turn off|enable|send|accept)\b",
+    ),
+    _p(
+        "asks to act without the person's consent",
+        "secrecy",
+        0.35,
+        rf"\bwithout (asking|confirmation|confirming|checking|approval|consent|permission|(the |your )?{_PEOPLE}'?s? "
+        r"(consent|approval|permission|knowledge|confirmation))\b",
+    ),
+    _p(
+        "asks to weaken the person's security",
+        "tool",
+        0.5,
+        rf"{_ORDER}(turn off|disable|deactivate|remove|bypass) (the |their |your |all )?(two[- ]factor|2fa|mfa|"
+        r"multi[- ]factor|security (settings|checks|warnings)|antivirus|firewall|login alerts)",
     ),
     # Keeping it from the person.
     _p(
@@ -259,9 +348,9 @@ PATTERNS: tuple[Pattern, ...] = (
         "asks to reveal the system prompt",
         "leak",
         0.55,
-        r"\b(reveal|print|show|repeat|output|display|leak|tell me|write out|recite)\b (me )?(your|"
-        r"the) (full |entire |original |initial |hidden )?(system prompt|instructions|initial prompt|"
-        r"hidden prompt|configuration|prompt)\b",
+        r"\b(reveal|print|show|repeat|output|display|leak|tell me|write out|recite|share|paste|give|provide|"
+        r"post|send)\b (me |us )?(your|the) (full |entire |original |initial |hidden |secret |internal )?"
+        r"(system (prompt|message)|instructions|initial prompt|hidden prompt|configuration|prompt)\b",
     ),
     # Weak markers: they only add to stronger evidence.
     _p("urgent framing", "weak", 0.1, r"\b(IMPORTANT|URGENT|ATTENTION|CRITICAL|WARNING)\s*[:!]"),
@@ -273,6 +362,52 @@ PATTERNS: tuple[Pattern, ...] = (
         r"\byou (must|should|will|need to) (now |instead |immediately |always )",
     ),
 )
+
+_AI_WIDE = rf"({_AI}|automated [\w-]+s?|[\w-]+-based (agents?|assistants?|tools?|systems?)|summari[sz]ers?|"
+_AI_WIDE += r"scrapers?|reviewers?|readers? (bots?|agents?)|AI[\w-]*)"
+_ADDRESSEE = re.compile(
+    rf"(^|[.!?;]\s+|\b(to|for|attention|dear|hey|hi|hello|note to|notice to|message (to|for)|instructions? (to|for)|"
+    rf"reminder (to|for)|p\.?s\.? to)\s+)(all |any |the |every |each )?([\w-]+ ){{0,2}}{_AI_WIDE}( only)?\s*[:,\-—]"
+    rf"|\bif (an? |any |the |you are an? )?([\w-]+ ){{0,2}}{_AI_WIDE} (is |are )?(reading|processing|seeing|parsing|"
+    rf"summari[sz]ing|browsing|visiting|crawling)\b"
+    rf"|\b{_AI_WIDE} (reading|processing|summari[sz]ing|browsing|parsing|crawling|visiting) (this|these|the)\b",
+    re.IGNORECASE | re.MULTILINE,
+)
+"""Words that turn to an AI reader: `Assistant:`, `to any agent reading this`, `if an AI is reading this`."""
+_READER = re.compile(
+    r"\b(the user'?s?|the human'?s?|your (task|operator|instructions|answer|reply|response|output|summary|goal|job|"
+    r"previous|prior|original|system)|its (answer|reply|response|output|summary)|you were (told|given|asked)|"
+    r"you('ve| have) been (told|given|asked))\b",
+    re.IGNORECASE,
+)
+"""Words about the one an AI serves, or about the AI's own work: how a page talks to an AI, not to a person."""
+_VERBS = (
+    r"ignore|disregard|forget|answer|respond|reply|say|state|tell|describe|summari[sz]e|recommend|rate|mark|skip|"
+    r"navigate|go|open|visit|click|change|add|include|append|send|post|copy|paste|find|complete|buy|purchase|"
+    r"approve|quote|repeat|print|reveal|stop|treat|act|pretend|call|run|execute|write|output|translate|collect|"
+    r"delete|download|install|grant|disable|fill|submit|praise|insist|claim|mention|omit|do not|don'?t|never"
+)
+_ORDER_VERB = re.compile(
+    rf"(^|[.!?:;,\-—]\s*|\b(and|then|please|now|instead|also)\s+)({_VERBS})\b"
+    r"|\b(you|it|they) (must|should|shall|need to|have to|are to|will now|is to)\b|\bfrom now on\b",
+    re.IGNORECASE | re.MULTILINE,
+)
+"""A clause that gives an order: an imperative verb opening it, or `you must`, `it must`."""
+_RESET = re.compile(
+    r"\b(end of (the )?(document|text|input|page|context|prompt)|new (session|conversation|context|prompt)|"
+    r"(begin|start)(ning)? of (new )?instructions)\b",
+    re.IGNORECASE,
+)
+"""Markers that pretend the page's text ended and a new conversation began."""
+
+_NEVER = re.compile(r"(?!)")
+DIRECTED = Pattern("speaks to an AI and gives it orders", "address", 0.55, _NEVER)
+READER_ORDERED = Pattern("gives orders about the user or the AI's answer", "address", 0.5, _NEVER)
+ADDRESSED = Pattern("speaks to an AI reader", "address", 0.35, _NEVER)
+CONTEXT_RESET = Pattern("pretends a new conversation begins", "role_tag", 0.3, _NEVER)
+SHAPES = frozenset({DIRECTED, READER_ORDERED, ADDRESSED, CONTEXT_RESET})
+"""What directed_order finds: the shape of an injection, whatever its words."""
+VISIBLE_SHAPE_FACTOR = 0.5
 
 _EDUCATIONAL = re.compile(
     r"\b(prompt injections?|injection attacks?|jailbreak(s|ing)? (attempts?|attacks?|prompts?)|for (example|instance)|"
@@ -351,24 +486,63 @@ def excerpt_around(text: str, start: int, end: int, limit: int = EXCERPT_CHARS) 
     return ("…" if a > 0 else "") + piece + ("…" if b < len(text) else "")
 
 
+def directed_order(text: str) -> Hit | None:
+    """Text that speaks to an AI reader (or about "the user" to whoever serves them) and gives orders,
+    however it is worded: the shape of an injection rather than its phrases."""
+    addressee = _ADDRESSEE.search(text)
+    reader = _READER.search(text)
+    order = _ORDER_VERB.search(text)
+    reset = _RESET.search(text)
+    found = addressee or reader or reset
+    if found is None:
+        return None
+    if addressee and order:
+        pattern = DIRECTED
+    elif reader and order:
+        pattern = READER_ORDERED
+    elif addressee or (reader and reset):
+        pattern = ADDRESSED
+    elif reset:
+        pattern = CONTEXT_RESET
+    else:
+        return None
+    return Hit(pattern, found.start(), found.end())
+
+
 def score_segment(text: str, location: str, *, code: bool = False, hidden_by: str = "") -> Scored:
     """How likely `text`, found at `location`, is an injection aimed at an AI reader (0 to 1)."""
     hits = hits_in(text)
+    directed = directed_order(text)
+    if directed is not None:
+        # The same words found twice ("Assistant:" as a role header and as an address) count once.
+        overlapping = [h for h in hits if h.start < directed.end and directed.start < h.end]
+        if all(h.pattern.weight < directed.pattern.weight for h in overlapping):
+            hits = [h for h in hits if h not in overlapping] + [directed]
     strong = [h for h in hits if h.pattern.kind != "weak"]
     if not strong:
         return Scored(0.0, (), "")
-    score = _combine(h.pattern.weight for h in hits)
+    unseen = (location in HIDDEN_LOCATIONS and hidden_by not in READABLE_HIDING) or location in UNSEEN_LOCATIONS
+    weights = []
+    for h in hits:
+        weight = h.pattern.weight
+        if not unseen:
+            # A mention rather than an order: quoted, or in <code>. And the shape of an order alone is
+            # common in text for people ("Assistant, open the door" in a story): it counts for less there.
+            if code or _inside_quotes(text, h):
+                weight *= QUOTED_FACTOR
+            if h.pattern in SHAPES:
+                weight *= VISIBLE_SHAPE_FACTOR
+        weights.append(weight)
+    score = _combine(weights)
     # Every strong pattern speaks to an AI reader; where no person reads it, that is all but an attack.
     if location in HIDDEN_LOCATIONS and hidden_by not in READABLE_HIDING:
         score = _boost(score, HIDDEN_BOOST)
+    elif location in UNSEEN_LOCATIONS:
+        score = _boost(score, UNSEEN_BOOST)
     else:
-        if location in UNSEEN_LOCATIONS:
-            score = _boost(score, UNSEEN_BOOST)
-        elif location in ATTRIBUTE_LOCATIONS:
+        if location in ATTRIBUTE_LOCATIONS:
             score = _boost(score, ATTRIBUTE_BOOST)
-        # A mention rather than an order: quoted (or in <code>) and/or in a text about attacks.
-        if code or all(_inside_quotes(text, h) for h in strong):
-            score *= QUOTED_FACTOR
+        # Visible text that talks about attacks (examples, defences): a discussion, most likely.
         if _EDUCATIONAL.search(_URLS.sub(" ", text)):
             score *= EDUCATIONAL_FACTOR
     first = min(strong, key=lambda h: h.start)
