@@ -3,9 +3,9 @@
 
 assert: a checkout page where some checks pass and some fail answers exactly the failing ones with what
 it found; timeout_ms waits for the page to get there; a malformed check names its index.
-injection_check: the labelled fixture set (tests/fixtures/injection/, 42 benign pages that talk about AI
-and prompts, 44 pages with one attack each in every location kind) stays above the precision and
-recall floors below."""
+injection_check: the labelled fixture set (tests/fixtures/injection/: 70 benign pages that talk about AI
+and prompts, 78 pages with one attack each in every location kind, held-out rounds included) stays above
+the precision and recall floors below."""
 
 from __future__ import annotations
 
@@ -25,8 +25,9 @@ pytestmark = [pytest.mark.e2e, E2E]
 
 PRECISION_FLOOR = 0.9
 RECALL_FLOOR = 0.85
-"""Floors for the fixture set: measured 1.0 precision and 0.93 recall (see the README); a floor a little
-below leaves room for a page's timing, not for a scorer that got worse."""
+"""Floors for the whole set: measured precision 1.0 and recall 0.949 (README, Prompt-injection check). The
+held-out round written after the last change measured 1.0 and 0.9, so these floors are what the scorer
+is known to do on unseen pages, not only on those it was tuned on; below them it got worse."""
 
 
 async def show(app: App, tab: Any, site: FixtureSite, path: str) -> str:

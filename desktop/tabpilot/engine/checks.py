@@ -97,7 +97,7 @@ class InjectionArgs(FrameArgs):
 class Finding(TypedDict):
     location: str
     """visible_text, hidden_text, comment, meta, data_attribute, attribute (alt, title, aria-label...),
-    noscript."""
+    noscript, structured_data (JSON-LD)."""
     selector: str
     """The element holding it (a comment: its parent; meta: meta[name=...])."""
     excerpt: str
@@ -260,7 +260,7 @@ async def _injection_check(ctx: CommandContext, a: InjectionArgs) -> dict[str, A
 _INJECTION_NOTES = (
     "Reads the page as an AI agent would meet it (visible text; text hidden by display:none, visibility, opacity, "
     "off-screen or clipped boxes, tiny or same-colour text, aria-hidden, closed <details>; HTML comments; meta "
-    "tags; data-* attributes; alt, title, aria-label and placeholder; noscript) and scores each piece for "
+    "tags; data-* attributes; alt, title, aria-label and placeholder; noscript; JSON-LD) and scores each piece for "
     "prompt-injection patterns: instruction overrides, role changes and chat-template tags, words addressed to an "
     "AI, asks to send secrets, call tools or open URLs, asks to keep something from the user. Hidden text that "
     "gives orders scores high; the same words quoted in visible text or <code> about prompt injection score "
