@@ -8,7 +8,7 @@ import { crop } from "./crop.js";
 import { toContent } from "./content.js";
 import { guarded, handleDialog, listDialogs } from "./dialogs.js";
 import { executeJs } from "./execute.js";
-import { readInFrame, withFrame } from "./frames.js";
+import { locateFrame, readInFrame, withFrame } from "./frames.js";
 import { navigate } from "./navigate.js";
 import { OPERATIONS } from "./operations.js";
 import { checkParams } from "./params.js";
@@ -19,7 +19,7 @@ import { screenshot } from "./screenshot.js";
 import { highlight, snapshot } from "./snapshot.js";
 import { loadState, saveState } from "./state.js";
 import { activateTab, assertReadable, closeTab, getTab, listTabs, openTab, setTracked, targetTab } from "./tabs.js";
-import { budget, inPage, requireString, waitForState } from "./waiting.js";
+import { budget, inPage, inPageAt, requireString, waitForState } from "./waiting.js";
 
 async function track(params) {
   if (params.clear) {
@@ -65,6 +65,19 @@ function elementOp(op, pick) {
     const deadline = budget(params, frameMs);
     return inPage(tab.id, op, pick(params), deadline);
   });
+}
+
+/**
+ * page.assert: the checks in the frame `frame` names (the top by default). The op's time is the whole
+ * command's (the page must answer even a look-once call); `timeout_ms` is how long the checks may wait
+ * for each other to pass, and goes to the page as `wait_ms`.
+ */
+async function pageAssert(tab, params, frameMs) {
+  const deadline = budget({}, frameMs);
+  const frameId = typeof params.frame === "string" && params.frame.trim() ? await locateFrame(tab.id, params.frame) : 0;
+  const waitMs = Math.max(0, Math.min(Number(params.timeout_ms) || 0, deadline.left() - 500));
+  const asked = { checks: params.checks, redact: params.redact, wait_ms: waitMs };
+  return (await inPageAt(tab.id, "page.assert", asked, deadline, frameId)).data;
 }
 
 async function resolveTab(params) {
@@ -117,6 +130,8 @@ export const OPS = {
   "scrape.extract": onPage(extract),
   "scrape.next_page": onPage(nextPage),
   "page.read": onPage((tab, p) => readInFrame(tab, "page.read", p)),
+  "page.assert": onPage(pageAssert),
+  "page.injection_scan": onPage((tab, p) => readInFrame(tab, "page.injection_scan", p)),
   "a11y.audit": async (p, frameMs) => audit(await targetTab(p), p, frameMs),
   "dom.snapshot": onPage(snapshot),
   "dom.highlight": onPage(highlight),

@@ -47,6 +47,8 @@
 /** @typedef {{accept: boolean, prompt_text?: string, tab_id?: number}} DialogHandleParams answer the tab's dialog, or arm the answer for its next one */
 /** @typedef {{reason: string, correlation_id: string, tab_id?: number}} HandoffStartParams bring the tab to the front and show the person why */
 /** @typedef {{correlation_id: string}} HandoffEndParams the hand-off is over */
+/** @typedef {{checks: unknown[], timeout_ms?: number, redact?: unknown[], frame?: string, tab_id?: number}} PageAssertParams observe assert's checks, all in one look (timeout_ms: until they pass) */
+/** @typedef {{redact?: unknown[], frame?: string, tab_id?: number}} PageInjectionScanParams the page's text where an AI would read it */
 
 /** @type {Readonly<Record<string, OperationSpec>>} */
 export const OPERATIONS = Object.freeze({
@@ -425,6 +427,24 @@ export const OPERATIONS = Object.freeze({
     pageChanging: false,
     params: {
       correlation_id: {"type": ["string"], "required": true},
+    },
+  },
+  "page.assert": {
+    pageChanging: false,
+    params: {
+      checks: {"type": ["array"], "required": true},
+      timeout_ms: {"type": ["integer"], "required": false},
+      redact: {"type": ["array"], "required": false},
+      frame: {"type": ["string"], "required": false},
+      tab_id: {"type": ["integer"], "required": false},
+    },
+  },
+  "page.injection_scan": {
+    pageChanging: false,
+    params: {
+      redact: {"type": ["array"], "required": false},
+      frame: {"type": ["string"], "required": false},
+      tab_id: {"type": ["integer"], "required": false},
     },
   },
 });

@@ -15,6 +15,7 @@ from pathlib import Path
 from aiohttp import WSMsgType, web
 
 SITE = Path(__file__).resolve().parents[1] / "fixtures" / "site"
+INJECTION = SITE.parent / "injection"
 STRICT_CSP = "default-src 'self'; script-src 'self'; object-src 'none'"
 PIXEL = bytes.fromhex(
     "89504e470d0a1a0a0000000d4948445200000001000000010806000000"
@@ -68,6 +69,7 @@ class FixtureSite:
         app.router.add_get("/api/echo-headers", self._api_echo_headers)
         app.router.add_get("/ws/echo", self._ws_echo)
         app.router.add_get("/ws/sink", self._ws_sink)
+        app.router.add_get("/injection/{label}/{name}.html", self._injection_page)
         app.router.add_get("/{name}.css", self._stylesheet)
         app.router.add_get("/{name}.html", self._page)
         self._runner = web.AppRunner(app, access_log=None)
@@ -93,6 +95,14 @@ class FixtureSite:
         strict = path.stem == "csp" or path.stem.startswith("csp-")
         headers = {"Content-Security-Policy": STRICT_CSP} if strict else {}
         return web.Response(text=body, content_type="text/html", headers=headers)
+
+    async def _injection_page(self, request: web.Request) -> web.StreamResponse:
+        """The labelled prompt-injection pages (tests/fixtures/injection/{benign,injected}/)."""
+        label, name = request.match_info["label"], request.match_info["name"]
+        path = INJECTION / label / f"{name}.html"
+        if label not in ("benign", "injected") or not path.is_file():
+            raise web.HTTPNotFound()
+        return web.Response(text=path.read_text(encoding="utf-8"), content_type="text/html")
 
     async def _root(self, request: web.Request) -> web.StreamResponse:
         raise web.HTTPFound("/index.html")

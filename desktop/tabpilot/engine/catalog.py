@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from tabpilot.engine import (
     a11y,
+    checks,
     configure,
     dialogs,
     generate,
@@ -44,6 +45,7 @@ def build_registry() -> Registry:
         visual_diff,
         dialogs,
         handoffs,
+        checks,
     ):
         registry.extend(module.COMMANDS)
     return registry

@@ -304,6 +304,12 @@ OPERATIONS: tuple[Operation, ...] = (
         summary="bring the tab to the front and show the person why",
     ),
     Operation("handoff.end", (_p("correlation_id", "string", required=True),), summary="the hand-off is over"),
+    Operation(
+        "page.assert",
+        (_p("checks", "array", required=True), TIMEOUT, REDACT, FRAME, TAB_ID),
+        summary="observe assert's checks, all in one look (timeout_ms: until they pass)",
+    ),
+    Operation("page.injection_scan", (REDACT, FRAME, TAB_ID), summary="the page's text where an AI would read it"),
 )
 
 BY_NAME: dict[str, Operation] = {op.name: op for op in OPERATIONS}
