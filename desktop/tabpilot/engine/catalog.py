@@ -6,12 +6,14 @@ from tabpilot.engine import (
     a11y,
     configure,
     dialogs,
+    emulation,
     generate,
     handoffs,
     interact,
     observe,
     page_actions,
     reading,
+    routes,
     scrape,
     snapshot,
     state_snapshots,
@@ -40,6 +42,8 @@ def build_registry() -> Registry:
         generate,
         dialogs,
         handoffs,
+        emulation,
+        routes,
     ):
         registry.extend(module.COMMANDS)
     return registry

@@ -1,0 +1,210 @@
+// @ts-check
+// Mocked and blocked routes of a tab: CDP's Fetch domain pauses each request a route might answer
+// (Fetch.requestPaused, through chrome.debugger's events), and this answers it — a mock's response
+// (after its delay), a block's failure (BlockedByClient, as an ad blocker's), or on to the network.
+// The routes are the tab's standing `routes` override (overrides.js): they last across navigations in
+// the tab and come back after a fresh attach. The newest route that matches answers (as Playwright's).
+//
+// The network capture comes from the page (capture/network.js), which cannot tell a mocked answer from
+// a real one: each request a route answered is remembered here for a minute, and the capture batch
+// that reports it is marked `mocked: true` or `blocked: true`, with the route's pattern (capture.js).
+import * as cdp from "./cdp.js";
+import * as ext from "./ext.js";
+import { headerNames } from "./emulation.js";
+import { Codes, TPError } from "./protocol.js";
+import { fetchPatterns, matcher } from "./route_match.js";
+
+/**
+ * @typedef {{ id: string, url: string, action: "mock" | "block", status?: number, body?: string,
+ *   headers?: Record<string, string>, delay_ms?: number, hits: number }} Route
+ * @typedef {{ url: string, action: "mock" | "block", route: string, at: number, marked: Set<string> }} Hit
+ */
+
+const MAX_ROUTES = 100;
+const HIT_TTL_MS = 60_000;
+const MAX_HITS = 200;
+const MAX_DELAY_MS = 60_000;
+/** @type {Map<string, (url: string) => boolean>} */
+const compiled = new Map();
+/** @type {Map<number, Hit[]>} requests routes answered lately, per tab: for marking the capture */
+const hits = new Map();
+let lastId = 0;
+
+/** @param {string} pattern */
+function test(pattern) {
+  let check = compiled.get(pattern);
+  if (!check) {
+    check = matcher(pattern);
+    if (compiled.size > 500) compiled.clear();
+    compiled.set(pattern, check);
+  }
+  return check;
+}
+
+/** @param {number} tabId @returns {Route[]} */
+function routesOf(tabId) {
+  return /** @type {Route[] | undefined} */ (cdp.overrides.get(tabId, "routes")?.info) ?? [];
+}
+
+/** Make `routes` the tab's standing routes (none: Fetch off, the tab's requests untouched). */
+async function store(tabId, /** @type {Route[]} */ routes) {
+  if (routes.length === 0) {
+    await cdp.overrides.clear(tabId, "routes");
+    return;
+  }
+  const patterns = fetchPatterns(routes.map((r) => r.url));
+  // Fetch.enable again replaces the patterns: no undo in between (a request must not slip through).
+  cdp.overrides.drop(tabId, "routes");
+  await cdp.overrides.set(tabId, "routes", { apply: [["Fetch.enable", { patterns }]], undo: [["Fetch.disable"]], info: routes });
+}
+
+/** A route as answers show it: response header names, never their values; the body's size, not the body. */
+function shown(/** @type {Route} */ r) {
+  /** @type {Record<string, unknown>} */
+  const out = { id: r.id, url: r.url, action: r.action, hits: r.hits };
+  if (r.action === "mock") {
+    out.status = r.status;
+    out.body_size = r.body?.length ?? 0;
+    out.header_names = Object.keys(r.headers ?? {});
+    if (r.delay_ms) out.delay_ms = r.delay_ms;
+  }
+  return out;
+}
+
+/** One route from the app's parameters; refuses a pattern that is no glob or regex. */
+function routeOf(/** @type {Record<string, any>} */ raw) {
+  const url = raw?.url;
+  if (typeof url !== "string" || !url) throw new TPError(Codes.INVALID_PARAMS, "Each route needs a 'url' pattern.");
+  try {
+    test(url);
+  } catch (err) {
+    throw new TPError(Codes.INVALID_PARAMS, `${JSON.stringify(url)} is neither a URL glob nor a /regex/: ${err?.message ?? err}`, { param: "url" });
+  }
+  if (raw.action === "block") return /** @type {Route} */ ({ id: `r${++lastId}`, url, action: "block", hits: 0 });
+  const headers = {};
+  for (const [name, value] of Object.entries(raw.headers ?? {})) headers[name] = String(value);
+  return /** @type {Route} */ ({
+    id: `r${++lastId}`,
+    url,
+    action: "mock",
+    status: Number.isInteger(raw.status) ? raw.status : 200,
+    body: typeof raw.body === "string" ? raw.body : "",
+    headers,
+    delay_ms: Math.min(Math.max(Number(raw.delay_ms) || 0, 0), MAX_DELAY_MS),
+    hits: 0,
+  });
+}
+
+/** `network.add_routes`: new routes for the tab (a mock, or blocks); answers every route it has now. */
+export async function addRoutes(tab, p) {
+  const tabId = /** @type {number} */ (tab.id);
+  if (!Array.isArray(p.routes) || p.routes.length === 0) throw new TPError(Codes.INVALID_PARAMS, "No routes given.");
+  const added = p.routes.map(routeOf);
+  const routes = [...routesOf(tabId), ...added];
+  if (routes.length > MAX_ROUTES) {
+    throw new TPError(Codes.INVALID_PARAMS, `A tab keeps at most ${MAX_ROUTES} routes; clear_routes first.`, { routes: routesOf(tabId).length });
+  }
+  await store(tabId, routes);
+  return { added: added.map(shown), routes: routes.map(shown) };
+}
+
+/** `network.routes`: the tab's routes, newest last, and the names of its extra headers. */
+export async function listRoutes(tab) {
+  const tabId = /** @type {number} */ (tab.id);
+  return { routes: routesOf(tabId).map(shown), headers: headerNames(tabId) };
+}
+
+/** `network.clear_routes`: every route of the tab goes; its requests reach the network again. */
+export async function clearRoutes(tab) {
+  const tabId = /** @type {number} */ (tab.id);
+  const cleared = routesOf(tabId).length;
+  await store(tabId, []);
+  hits.delete(tabId);
+  return { cleared };
+}
+
+/** Listen for paused requests; called once, as the worker starts (a paused request waits for an answer). */
+export function watchRoutes() {
+  ext.devtools.onEvent.addListener((source, method, params) => {
+    if (method !== "Fetch.requestPaused" || source.tabId === undefined) return;
+    answer(source.tabId, /** @type {any} */ (params)).catch(() => {}); // the request is gone: its page navigated, the tab closed
+  });
+  ext.tabs.onRemoved.addListener((tabId) => hits.delete(tabId));
+}
+
+/** @param {number} tabId @param {{ requestId: string, request: { url: string } }} ev */
+async function answer(tabId, ev) {
+  const url = ev.request.url;
+  const route = [...routesOf(tabId)].reverse().find((r) => test(r.url)(url));
+  if (!route) {
+    await cdp.sendDirect(tabId, "Fetch.continueRequest", { requestId: ev.requestId });
+    return;
+  }
+  route.hits++;
+  remember(tabId, { url, action: route.action, route: route.url, at: Date.now(), marked: new Set() });
+  if (route.action === "block") {
+    await cdp.sendDirect(tabId, "Fetch.failRequest", { requestId: ev.requestId, errorReason: "BlockedByClient" });
+    return;
+  }
+  if (route.delay_ms) await new Promise((resolve) => setTimeout(resolve, route.delay_ms));
+  await cdp.sendDirect(tabId, "Fetch.fulfillRequest", {
+    requestId: ev.requestId,
+    responseCode: route.status ?? 200,
+    responseHeaders: responseHeaders(route),
+    body: base64(route.body ?? ""),
+  });
+}
+
+/** The mock's headers, with a Content-Type when it gave none: JSON for a body that parses as JSON. */
+function responseHeaders(/** @type {Route} */ route) {
+  const headers = Object.entries(route.headers ?? {}).map(([name, value]) => ({ name, value }));
+  if (!headers.some((h) => h.name.toLowerCase() === "content-type")) {
+    headers.push({ name: "Content-Type", value: looksJson(route.body ?? "") ? "application/json" : "text/plain; charset=utf-8" });
+  }
+  return headers;
+}
+
+function looksJson(/** @type {string} */ body) {
+  if (!/^\s*[[{"]/.test(body)) return false;
+  try {
+    JSON.parse(body);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** UTF-8 text as base64 (Fetch.fulfillRequest takes the body so). @param {string} text */
+export function base64(text) {
+  const bytes = new TextEncoder().encode(text);
+  let binary = "";
+  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return btoa(binary);
+}
+
+function remember(/** @type {number} */ tabId, /** @type {Hit} */ hit) {
+  const list = (hits.get(tabId) ?? []).filter((h) => hit.at - h.at < HIT_TTL_MS).slice(-(MAX_HITS - 1));
+  list.push(hit);
+  hits.set(tabId, list);
+}
+
+/**
+ * Mark the page's capture items (network entries and bodies) whose request a route answered: each
+ * answered request marks one item of each kind, the oldest first, so a later real request to the same
+ * URL (after clear_routes) stays unmarked.
+ * @param {number} tabId @param {any[]} items
+ */
+export function markCaptured(tabId, items) {
+  const list = hits.get(tabId);
+  if (!list?.length) return;
+  const now = Date.now();
+  for (const item of items) {
+    if ((item?.kind !== "network" && item?.kind !== "body") || typeof item.url !== "string") continue;
+    const url = item.url.split("#")[0];
+    const hit = list.find((h) => h.url === url && !h.marked.has(item.kind) && now - h.at < HIT_TTL_MS);
+    if (!hit) continue;
+    hit.marked.add(item.kind);
+    item[hit.action === "mock" ? "mocked" : "blocked"] = true;
+    item.route = hit.route;
+  }
+}
