@@ -9,6 +9,7 @@
 
 const ESCAPED = new Set(["$", "^", "+", ".", "*", "(", ")", "|", "\\", "?", "{", "}", "[", "]"]);
 const REGEX_LITERAL = /^\/(.+)\/([dgimsuvy]*)$/s;
+const ANY_SITE = "*://*";
 
 /** The glob as a regular expression's source, anchored at both ends. @param {string} glob */
 export function globSource(glob) {
@@ -68,12 +69,12 @@ export function matcher(pattern) {
     const re = new RegExp(literal[1], literal[2].replace(/[gy]/g, ""));
     return (url) => re.test(url);
   }
-  const glob = isPathGlob(pattern) ? "**" + pattern : pattern;
+  const glob = isPathGlob(pattern) ? ANY_SITE + pattern : pattern;
   const re = new RegExp(globSource(glob));
   return (url) => re.test(url);
 }
 
-/** `/api/items*`: a path, on any site. @param {string} pattern */
+/** `/api/items*`: a path, on any site (any scheme, any host and port, nothing else before it). @param {string} pattern */
 const isPathGlob = (pattern) => pattern.startsWith("/") && !pattern.startsWith("//");
 
 /**
@@ -83,7 +84,7 @@ const isPathGlob = (pattern) => pattern.startsWith("/") && !pattern.startsWith("
  */
 export function fetchPattern(pattern) {
   if (isRegexLiteral(pattern)) return "*";
-  let out = isPathGlob(pattern) ? "*" : "";
+  let out = isPathGlob(pattern) ? ANY_SITE : "";
   let inGroup = false;
   for (let i = 0; i < pattern.length; ++i) {
     const c = pattern[i];

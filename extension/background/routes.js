@@ -6,28 +6,25 @@
 // the tab and come back after a fresh attach. The newest route that matches answers (as Playwright's).
 //
 // The network capture comes from the page (capture/network.js), which cannot tell a mocked answer from
-// a real one: each request a route answered is remembered here for a minute, and the capture batch
-// that reports it is marked `mocked: true` or `blocked: true`, with the route's pattern (capture.js).
+// a real one: each request a route answered is remembered for a minute (route_hits.js), and the capture
+// batch that reports it is marked `mocked: true` or `blocked: true`, with the route's pattern (capture.js).
 import * as cdp from "./cdp.js";
 import * as ext from "./ext.js";
 import { headerNames } from "./emulation.js";
 import { Codes, TPError } from "./protocol.js";
+import { RouteHits } from "./route_hits.js";
 import { fetchPatterns, matcher } from "./route_match.js";
 
 /**
  * @typedef {{ id: string, url: string, action: "mock" | "block", status?: number, body?: string,
  *   headers?: Record<string, string>, delay_ms?: number, hits: number }} Route
- * @typedef {{ url: string, action: "mock" | "block", route: string, at: number, marked: Set<string> }} Hit
  */
 
 const MAX_ROUTES = 100;
-const HIT_TTL_MS = 60_000;
-const MAX_HITS = 200;
 const MAX_DELAY_MS = 60_000;
 /** @type {Map<string, (url: string) => boolean>} */
 const compiled = new Map();
-/** @type {Map<number, Hit[]>} requests routes answered lately, per tab: for marking the capture */
-const hits = new Map();
+const hits = new RouteHits();
 let lastId = 0;
 
 /** @param {string} pattern */
@@ -119,7 +116,7 @@ export async function clearRoutes(tab) {
   const tabId = /** @type {number} */ (tab.id);
   const cleared = routesOf(tabId).length;
   await store(tabId, []);
-  hits.delete(tabId);
+  hits.forget(tabId);
   return { cleared };
 }
 
@@ -129,7 +126,7 @@ export function watchRoutes() {
     if (method !== "Fetch.requestPaused" || source.tabId === undefined) return;
     answer(source.tabId, /** @type {any} */ (params)).catch(() => {}); // the request is gone: its page navigated, the tab closed
   });
-  ext.tabs.onRemoved.addListener((tabId) => hits.delete(tabId));
+  ext.tabs.onRemoved.addListener((tabId) => hits.forget(tabId));
 }
 
 /** @param {number} tabId @param {{ requestId: string, request: { url: string } }} ev */
@@ -141,7 +138,7 @@ async function answer(tabId, ev) {
     return;
   }
   route.hits++;
-  remember(tabId, { url, action: route.action, route: route.url, at: Date.now(), marked: new Set() });
+  hits.remember(tabId, url, route.action, route.url);
   if (route.action === "block") {
     await cdp.sendDirect(tabId, "Fetch.failRequest", { requestId: ev.requestId, errorReason: "BlockedByClient" });
     return;
@@ -182,29 +179,7 @@ export function base64(text) {
   return btoa(binary);
 }
 
-function remember(/** @type {number} */ tabId, /** @type {Hit} */ hit) {
-  const list = (hits.get(tabId) ?? []).filter((h) => hit.at - h.at < HIT_TTL_MS).slice(-(MAX_HITS - 1));
-  list.push(hit);
-  hits.set(tabId, list);
-}
-
-/**
- * Mark the page's capture items (network entries and bodies) whose request a route answered: each
- * answered request marks one item of each kind, the oldest first, so a later real request to the same
- * URL (after clear_routes) stays unmarked.
- * @param {number} tabId @param {any[]} items
- */
+/** Mark the page's capture items whose request a route answered (route_hits.js). @param {number} tabId @param {any[]} items */
 export function markCaptured(tabId, items) {
-  const list = hits.get(tabId);
-  if (!list?.length) return;
-  const now = Date.now();
-  for (const item of items) {
-    if ((item?.kind !== "network" && item?.kind !== "body") || typeof item.url !== "string") continue;
-    const url = item.url.split("#")[0];
-    const hit = list.find((h) => h.url === url && !h.marked.has(item.kind) && now - h.at < HIT_TTL_MS);
-    if (!hit) continue;
-    hit.marked.add(item.kind);
-    item[hit.action === "mock" ? "mocked" : "blocked"] = true;
-    item.route = hit.route;
-  }
+  hits.mark(tabId, items);
 }
