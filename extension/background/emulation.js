@@ -11,6 +11,7 @@ import { Codes, TPError } from "./protocol.js";
 
 const UA_KEYS = ["emulation", "user_agent"];
 const SET_UA = "Emulation.setUserAgentOverride";
+const SEEN_WITHIN_MS = 1500;
 
 /** @typedef {import("./overrides.js").CdpCall} CdpCall */
 
@@ -29,10 +30,24 @@ async function restoreUserAgent(tabId) {
   if (call) await cdp.sendDirect(tabId, call[0], call[1]);
 }
 
-/** What the page says it sees now: proof the override took, for the answer. */
+/** What the page says it sees now: proof the override took, for the answer (null: it could not say —
+ * it is loading, or shows a dialog, which a CDP call must not wait for). */
 async function seen(tabId) {
+  /** @type {ReturnType<typeof setTimeout> | undefined} */
+  let timer;
+  const late = new Promise((resolve) => (timer = setTimeout(() => resolve(null), SEEN_WITHIN_MS))); // a busy page
+  try {
+    return await Promise.race([ask(tabId), late]);
+  } catch {
+    return null;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function ask(tabId) {
   const { result } = /** @type {{ result: { value?: unknown } }} */ (
-    await cdp.sendDirect(tabId, "Runtime.evaluate", {
+    await cdp.send(tabId, "Runtime.evaluate", {
       expression:
         "({ width: innerWidth, height: innerHeight, device_pixel_ratio: devicePixelRatio, user_agent: navigator.userAgent," +
         " coarse_pointer: matchMedia('(pointer: coarse)').matches, touch_points: navigator.maxTouchPoints })",

@@ -8,7 +8,8 @@ import pytest
 
 from tabpilot.engine import devices
 from tabpilot.engine.errors import TabpilotError
-from tabpilot.engine.policy import class_name
+from tabpilot.engine.policy import ApprovalPolicy, Rule, class_name
+from tabpilot.engine.ports import ActionClass, ApprovalDecision, ApprovalRequest
 from tests.unit.engine.conftest import EngineFactory
 from tests.unit.fakes import DictSecrets, FakeApprovals, FakeBrowser
 
@@ -174,3 +175,25 @@ async def test_mock_route_and_block_urls_send_routes_and_are_asked_as_network(
         with pytest.raises(TabpilotError) as refused:
             await engine.call("configure", bad)
         assert refused.value.code == "invalid_params"
+
+
+# -- standing rules ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("cls", ["emulation", "network"])
+async def test_a_site_rule_for_the_class_covers_that_class_only(cls: ActionClass) -> None:
+    human = FakeApprovals(ApprovalDecision(allow=True, remember="site", minutes=15))
+    policy = ApprovalPolicy(human)
+
+    def request(action_class: ActionClass, origin: str = "https://shop.test") -> ApprovalRequest:
+        return ApprovalRequest("c", "agent", "configure", "x", {}, origin=origin, action_class=action_class)
+
+    assert (await policy.decide(request(cls))).allow
+    [rule] = policy.rules()
+    assert rule.action_class == cls
+    assert class_name(cls) in rule.describe()
+    assert policy.matching(request(cls)) is rule
+    assert policy.matching(request("element")) is None
+    assert policy.matching(request("javascript")) is None
+    assert policy.matching(request(cls, "https://other.test")) is None
+    assert Rule.from_dict(rule.__dict__) == rule  # kept across restarts
