@@ -129,12 +129,19 @@ export function watchRoutes() {
   ext.tabs.onRemoved.addListener((tabId) => hits.forget(tabId));
 }
 
-/** @param {number} tabId @param {{ requestId: string, request: { url: string } }} ev */
+/** @typedef {{ requestId: string, request: { url: string, method: string, headers: Record<string, string> } }} Paused */
+
+/** @param {number} tabId @param {Paused} ev */
 async function answer(tabId, ev) {
   const url = ev.request.url;
   const route = [...routesOf(tabId)].reverse().find((r) => test(r.url)(url));
   if (!route) {
     await cdp.sendDirect(tabId, "Fetch.continueRequest", { requestId: ev.requestId });
+    return;
+  }
+  if (route.action === "mock" && isPreflight(ev)) {
+    // A cross-origin request the page's CORS asks about first: a fake backend says yes (as Playwright's).
+    await cdp.sendDirect(tabId, "Fetch.fulfillRequest", { requestId: ev.requestId, responseCode: 204, responseHeaders: preflightHeaders(ev) });
     return;
   }
   route.hits++;
@@ -147,18 +154,62 @@ async function answer(tabId, ev) {
   await cdp.sendDirect(tabId, "Fetch.fulfillRequest", {
     requestId: ev.requestId,
     responseCode: route.status ?? 200,
-    responseHeaders: responseHeaders(route),
+    responseHeaders: responseHeaders(route, ev),
     body: base64(route.body ?? ""),
   });
 }
 
-/** The mock's headers, with a Content-Type when it gave none: JSON for a body that parses as JSON. */
-function responseHeaders(/** @type {Route} */ route) {
+/** A request header, whatever its case. @param {Paused} ev @param {string} name */
+function header(ev, name) {
+  const found = Object.entries(ev.request.headers ?? {}).find(([key]) => key.toLowerCase() === name);
+  return found?.[1];
+}
+
+/** @param {Paused} ev */
+const isPreflight = (ev) => ev.request.method === "OPTIONS" && header(ev, "access-control-request-method") !== undefined;
+
+/** @param {Paused} ev */
+function preflightHeaders(ev) {
+  const headers = [
+    { name: "Access-Control-Allow-Origin", value: header(ev, "origin") || "*" },
+    { name: "Access-Control-Allow-Methods", value: header(ev, "access-control-request-method") || "GET, POST, PUT, PATCH, DELETE" },
+    { name: "Access-Control-Allow-Credentials", value: "true" },
+  ];
+  const asked = header(ev, "access-control-request-headers");
+  if (asked) headers.push({ name: "Access-Control-Allow-Headers", value: asked });
+  return headers;
+}
+
+/**
+ * The mock's headers, with a Content-Type when it gave none (JSON for a body that parses as JSON), and —
+ * for a cross-origin request, unless the mock says otherwise — the CORS headers that let the page read
+ * it (after Playwright's `_maybeAddCorsHeaders`): a made-up backend has no CORS policy to enforce.
+ * @param {Route} route @param {Paused} ev
+ */
+function responseHeaders(route, ev) {
   const headers = Object.entries(route.headers ?? {}).map(([name, value]) => ({ name, value }));
-  if (!headers.some((h) => h.name.toLowerCase() === "content-type")) {
+  const has = (name) => headers.some((h) => h.name.toLowerCase() === name);
+  if (!has("content-type")) {
     headers.push({ name: "Content-Type", value: looksJson(route.body ?? "") ? "application/json" : "text/plain; charset=utf-8" });
   }
+  const origin = header(ev, "origin");
+  if (origin && !has("access-control-allow-origin") && sameOrigin(ev.request.url, origin) === false) {
+    headers.push({ name: "Access-Control-Allow-Origin", value: origin });
+    headers.push({ name: "Access-Control-Allow-Credentials", value: "true" });
+    headers.push({ name: "Vary", value: "Origin" });
+  }
   return headers;
+}
+
+/** @param {string} url @param {string} origin @returns {boolean | undefined} undefined: not http(s) */
+function sameOrigin(url, origin) {
+  try {
+    const parsed = new URL(url);
+    if (!parsed.protocol.startsWith("http")) return undefined;
+    return parsed.origin === origin.trim();
+  } catch {
+    return undefined;
+  }
 }
 
 function looksJson(/** @type {string} */ body) {

@@ -210,6 +210,22 @@ async def test_a_regex_route_and_a_delay(
     assert took >= 350
 
 
+async def test_a_mocked_api_on_another_origin_passes_the_pages_cors(
+    mcp: StdioMcp, e2e_app: App, tab: Any, site: FixtureSite, pilot_on: None
+) -> None:
+    await open_app(e2e_app, tab, site, "/index.html")
+    other = f"http://localhost:{site.port}/api/items"  # another origin: the real server sends no CORS headers
+    fetch_json = """async ([url, init]) => {
+      try { return await (await fetch(url, init)).json(); } catch (e) { return 'failed: ' + e.message; }
+    }"""
+    assert str(await tab.evaluate(fetch_json, [other, {}])).startswith("failed")
+    await configure(mcp, "mock_route", url="**/api/items*", body='{"items": ["from afar"]}')
+    assert await tab.evaluate(fetch_json, [other, {}]) == {"items": ["from afar"]}
+    # A JSON POST with a custom header: the browser asks first (a preflight), and the mock says yes.
+    post = {"method": "POST", "headers": {"Content-Type": "application/json", "X-Client": "e2e"}, "body": "{}"}
+    assert await tab.evaluate(fetch_json, [other, post]) == {"items": ["from afar"]}
+
+
 async def test_a_blocked_url_fails_as_blocked_and_never_reaches_the_server(
     mcp: StdioMcp, e2e_app: App, tab: Any, site: FixtureSite, pilot_on: None
 ) -> None:
