@@ -143,8 +143,9 @@ COMMANDS: list[Command[Any]] = [
         returns=RoutesAdded,
         notes="The url is a glob as Playwright's (`**` crosses `/`, `*` does not, `{a,b}`; a leading `/` is a "
         "path on any site) or `/regex/flags`. JSON text as body is served as application/json unless headers "
-        "say otherwise; a cross-origin mock passes the page's CORS checks. Routes last across navigations in the tab until clear_routes; the newest match answers; "
-        "observe network marks answered requests mocked:true.",
+        "say otherwise; a cross-origin mock passes the page's CORS checks. Routes last across navigations in "
+        "the tab until clear_routes; the newest match answers; observe network marks answered requests "
+        "mocked:true.",
         example={"url": "**/api/items*", "body": json.dumps({"items": ["mocked"]})},
         example_result={"added": [MOCK_EXAMPLE], "routes": [MOCK_EXAMPLE]},
         ops=("network.add_routes",),
