@@ -18,7 +18,7 @@ from typing import Any, Literal, NotRequired, TypedDict
 
 from tabpilot.engine import devices
 from tabpilot.engine.args import TabArgs, arg
-from tabpilot.engine.commands import Command
+from tabpilot.engine.commands import Cli, Command
 from tabpilot.engine.context import CommandContext
 from tabpilot.engine.errors import TabpilotError, shown
 from tabpilot.engine.workflows import PLACEHOLDER
@@ -282,6 +282,7 @@ COMMANDS: list[Command[Any]] = [
         ops=("emulation.set",),
         approval="emulation",
         **_GATE,
+        cli=Cli("emulate-device", positional=("device",)),
     ),
     Command(
         "configure",
