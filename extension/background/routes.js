@@ -27,8 +27,8 @@ const compiled = new Map();
 const hits = new RouteHits();
 let lastId = 0;
 
-/** @param {string} pattern */
-function test(pattern) {
+/** A route pattern as a test of URLs, compiled once. @param {string} pattern */
+function matcherOf(pattern) {
   let check = compiled.get(pattern);
   if (!check) {
     check = matcher(pattern);
@@ -73,7 +73,7 @@ function routeOf(/** @type {Record<string, any>} */ raw) {
   const url = raw?.url;
   if (typeof url !== "string" || !url) throw new TPError(Codes.INVALID_PARAMS, "Each route needs a 'url' pattern.");
   try {
-    test(url);
+    matcherOf(url);
   } catch (err) {
     throw new TPError(Codes.INVALID_PARAMS, `${JSON.stringify(url)} is neither a URL glob nor a /regex/: ${err?.message ?? err}`, { param: "url" });
   }
@@ -134,7 +134,7 @@ export function watchRoutes() {
 /** @param {number} tabId @param {Paused} ev */
 async function answer(tabId, ev) {
   const url = ev.request.url;
-  const route = [...routesOf(tabId)].reverse().find((r) => test(r.url)(url));
+  const route = [...routesOf(tabId)].reverse().find((r) => matcherOf(r.url)(url));
   if (!route) {
     await cdp.sendDirect(tabId, "Fetch.continueRequest", { requestId: ev.requestId });
     return;
