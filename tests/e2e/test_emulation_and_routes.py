@@ -48,13 +48,17 @@ async def headers_seen(tab: Any) -> dict[str, str]:
 
 
 async def open_app(e2e_app: App, tab: Any, site: FixtureSite, path: str = "/mockapp.html") -> None:
-    url = site.url(path)
+    await open_url(e2e_app, tab, site.url(path))
+
+
+async def open_url(e2e_app: App, tab: Any, url: str) -> None:
+    """Load `url` in the test's tab and wait until the extension's commands go to that tab."""
     await tab.goto(url)
 
     async def targeted() -> bool:
         return (await e2e_app.link.request("tabs.resolve", {}, timeout_s=5))["url"] == url
 
-    await until(targeted, timeout=5, what=f"commands to go to the tab showing {path}")
+    await until(targeted, timeout=5, what=f"commands to go to the tab showing {url}")
 
 
 async def app_status(tab: Any) -> str:
@@ -102,6 +106,9 @@ async def test_emulating_iphone_15_is_what_the_page_sees_until_reset(
     await open_app(e2e_app, tab, site, "/device.html?again=1")
     assert await page_state(tab) == now
     assert (await headers_seen(tab))["user-agent"] == digest(applied["user_agent"])
+    # Another site (localhost, not 127.0.0.1): a new renderer process, the same tab's emulation.
+    await open_url(e2e_app, tab, site.url("/device.html").replace("127.0.0.1", "localhost"))
+    assert await page_state(tab) == now
 
     reset = await configure(mcp, "emulate_device", reset=True)
     assert reset["reset"] is True and reset["was"] == "iPhone 15"
@@ -175,6 +182,10 @@ async def test_a_mocked_api_is_what_the_app_renders_across_navigations_until_cle
     await open_app(e2e_app, tab, site, "/mockapp.html?visit=2")  # a navigation: the route stands
     assert await app_status(tab) == "loaded 201"
     assert await items(tab) == ["mocked kiwi", "mocked plum", "mocked fig"]
+    await open_url(e2e_app, tab, site.url("/mockapp.html?visit=other-site").replace("127.0.0.1", "localhost"))
+    assert await app_status(tab) == "loaded 201"  # another site, another renderer: the tab's route stands
+    await open_app(e2e_app, tab, site, "/mockapp.html?visit=back")
+    assert await app_status(tab) == "loaded 201"
     assert len([r for r in site.requests if r.startswith("GET /api/items")]) == served  # never reached it
 
     # observe network tells the mocked answer from the real one.
@@ -184,7 +195,7 @@ async def test_a_mocked_api_is_what_the_app_renders_across_navigations_until_cle
     assert any(e.get("status") == 200 and not e.get("mocked") for e in entries)  # the first, real one
 
     listed = await configure(mcp, "list_routes")
-    assert [(r["url"], r["action"], r["hits"]) for r in listed["routes"]] == [("**/api/items*", "mock", 1)]
+    assert [(r["url"], r["action"], r["hits"]) for r in listed["routes"]] == [("**/api/items*", "mock", 3)]
 
     assert (await configure(mcp, "clear_routes"))["cleared"] == 1
     await open_app(e2e_app, tab, site, "/mockapp.html?visit=3")
