@@ -115,6 +115,38 @@ async def test_emulating_iphone_15_is_what_the_page_sees_until_reset(
     assert await page_state(tab) == before
 
 
+async def test_after_the_debugger_was_detached_the_next_command_sends_emulation_and_routes_again(
+    mcp: StdioMcp, e2e_app: App, tab: Any, site: FixtureSite, pilot_on: None
+) -> None:
+    await open_app(e2e_app, tab, site, "/device.html")
+    own = await page_state(tab)
+    await configure(mcp, "emulate_device", device="iPhone 15")
+    await configure(mcp, "mock_route", url="**/api/items*", body='{"items": ["again"]}')
+    emulated = await page_state(tab)
+    assert emulated["width"] == 393
+
+    # The debugger session ends without the extension's say (as when the browser detaches it): CDP
+    # forgets the emulation and the routes with it.
+    assert e2e_app.managed is not None
+    [worker] = [w for w in e2e_app.managed.context.service_workers if "service_worker.js" in w.url]
+    await worker.evaluate(
+        "async () => { const [t] = await chrome.tabs.query({active: true, lastFocusedWindow: true});"
+        " await chrome.debugger.detach({tabId: t.id}); }"
+    )
+    await until(lambda: _width_is(tab, own["width"]), what="the emulation to end with the debugger session")
+
+    # The next command that needs the debugger attaches again, and the tab's overrides come back first.
+    await mcp.ok("generate", {"type": "screenshot"})
+    assert await page_state(tab) == emulated
+    await open_app(e2e_app, tab, site, "/mockapp.html")
+    assert await app_status(tab) == "loaded 200"
+    assert await items(tab) == ["again"]
+
+
+async def _width_is(tab: Any, width: int) -> bool:
+    return bool(await tab.evaluate("() => innerWidth") == width)
+
+
 async def test_an_unknown_device_gets_the_nearest_names(mcp: StdioMcp, tab: Any, pilot_on: None) -> None:
     err = await mcp.error("configure", {"action": "emulate_device", "device": "iPhnoe 15"})
     assert err["error"] == "invalid_params"
