@@ -10,6 +10,7 @@
 // WebSockets on, bodies off).
 import { CAPABILITIES } from "./capabilities.js";
 import * as ext from "./ext.js";
+import { markCaptured } from "./routes.js";
 
 const DEFAULTS = {
   websockets: CAPABILITIES.capture_websockets.default,
@@ -50,6 +51,7 @@ export function startCapture(connection) {
     }
     const batch = msg?.capture;
     if (!batch || !sender.tab || !Array.isArray(batch.items)) return false;
+    if (sender.tab.id !== undefined) markCaptured(sender.tab.id, batch.items); // answered by a mock or block route
     const data = {
       tab_id: sender.tab.id,
       frame_id: sender.frameId ?? 0,

@@ -7,6 +7,7 @@ import { click, press, type } from "./actions.js";
 import { crop } from "./crop.js";
 import { toContent } from "./content.js";
 import { guarded, handleDialog, listDialogs } from "./dialogs.js";
+import { emulate, setHeaders, setUserAgent } from "./emulation.js";
 import { executeJs } from "./execute.js";
 import { locateFrame, readInFrame, withFrame } from "./frames.js";
 import { navigate } from "./navigate.js";
@@ -14,6 +15,7 @@ import { OPERATIONS } from "./operations.js";
 import { checkParams } from "./params.js";
 import { Codes, TPError } from "./protocol.js";
 import { endHandoff, startHandoff } from "./handoff.js";
+import { addRoutes, clearRoutes, listRoutes } from "./routes.js";
 import { extract, nextPage } from "./scrape.js";
 import { screenshot } from "./screenshot.js";
 import { highlight, snapshot } from "./snapshot.js";
@@ -139,6 +141,12 @@ export const OPS = {
   "dialog.handle": handleDialog,
   "handoff.start": startHandoff,
   "handoff.end": endHandoff,
+  "emulation.set": async (p) => emulate(await targetTab(p), p),
+  "emulation.user_agent": async (p) => setUserAgent(await targetTab(p), p),
+  "network.headers": async (p) => setHeaders(await targetTab(p), p),
+  "network.add_routes": async (p) => addRoutes(await targetTab(p), p),
+  "network.routes": async (p) => listRoutes(await targetTab(p)),
+  "network.clear_routes": async (p) => clearRoutes(await targetTab(p)),
 };
 
 /**

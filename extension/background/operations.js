@@ -49,6 +49,12 @@
 /** @typedef {{correlation_id: string}} HandoffEndParams the hand-off is over */
 /** @typedef {{checks: unknown[], timeout_ms?: number, redact?: unknown[], frame?: string, tab_id?: number}} PageAssertParams observe assert's checks, all in one look (timeout_ms: until they pass) */
 /** @typedef {{redact?: unknown[], frame?: string, tab_id?: number}} PageInjectionScanParams the page's text where an AI would read it */
+/** @typedef {{width?: number, height?: number, device_scale_factor?: number, mobile?: boolean, touch?: boolean, user_agent?: string, screen_width?: number, screen_height?: number, name?: string, reset?: boolean, tab_id?: number}} EmulationSetParams the tab's device metrics, touch and user agent (standing); reset undoes them */
+/** @typedef {{user_agent: string, tab_id?: number}} EmulationUserAgentParams the tab's user agent (standing); "" undoes it */
+/** @typedef {{headers: object, tab_id?: number}} NetworkHeadersParams extra headers on the tab's requests (standing); {} removes them */
+/** @typedef {{routes: unknown[], tab_id?: number}} NetworkAddRoutesParams mock or block the tab's requests matching a glob or /regex/ (standing) */
+/** @typedef {{tab_id?: number}} NetworkRoutesParams the tab's routes and extra header names */
+/** @typedef {{tab_id?: number}} NetworkClearRoutesParams remove every route of the tab */
 
 /** @type {Readonly<Record<string, OperationSpec>>} */
 export const OPERATIONS = Object.freeze({
@@ -447,7 +453,56 @@ export const OPERATIONS = Object.freeze({
       tab_id: {"type": ["integer"], "required": false},
     },
   },
+  "emulation.set": {
+    pageChanging: true,
+    params: {
+      width: {"type": ["integer"], "required": false},
+      height: {"type": ["integer"], "required": false},
+      device_scale_factor: {"type": ["number"], "required": false},
+      mobile: {"type": ["boolean"], "required": false},
+      touch: {"type": ["boolean"], "required": false},
+      user_agent: {"type": ["string"], "required": false},
+      screen_width: {"type": ["integer"], "required": false},
+      screen_height: {"type": ["integer"], "required": false},
+      name: {"type": ["string"], "required": false},
+      reset: {"type": ["boolean"], "required": false},
+      tab_id: {"type": ["integer"], "required": false},
+    },
+  },
+  "emulation.user_agent": {
+    pageChanging: true,
+    params: {
+      user_agent: {"type": ["string"], "required": true},
+      tab_id: {"type": ["integer"], "required": false},
+    },
+  },
+  "network.headers": {
+    pageChanging: true,
+    params: {
+      headers: {"type": ["object"], "required": true},
+      tab_id: {"type": ["integer"], "required": false},
+    },
+  },
+  "network.add_routes": {
+    pageChanging: true,
+    params: {
+      routes: {"type": ["array"], "required": true},
+      tab_id: {"type": ["integer"], "required": false},
+    },
+  },
+  "network.routes": {
+    pageChanging: false,
+    params: {
+      tab_id: {"type": ["integer"], "required": false},
+    },
+  },
+  "network.clear_routes": {
+    pageChanging: true,
+    params: {
+      tab_id: {"type": ["integer"], "required": false},
+    },
+  },
 });
 
 /** Operations that change a page: refused while the app says the pilot is off. */
-export const PAGE_CHANGING_OPS = new Set(["tabs.open", "tabs.close", "state.load", "tab.navigate", "js.execute", "dom.click", "dom.fill", "dom.type", "dom.press", "dom.select", "dom.check", "dom.hover", "dom.focus", "dom.drag", "dom.upload", "tab.history", "page.dismiss_overlays", "scrape.next_page", "dom.highlight", "dialog.handle"]);
+export const PAGE_CHANGING_OPS = new Set(["tabs.open", "tabs.close", "state.load", "tab.navigate", "js.execute", "dom.click", "dom.fill", "dom.type", "dom.press", "dom.select", "dom.check", "dom.hover", "dom.focus", "dom.drag", "dom.upload", "tab.history", "page.dismiss_overlays", "scrape.next_page", "dom.highlight", "dialog.handle", "emulation.set", "emulation.user_agent", "network.headers", "network.add_routes", "network.clear_routes"]);

@@ -7,6 +7,7 @@ import { dispatch } from "./commands.js";
 import { Connection, WAKE_ALARM } from "./connection.js";
 import { applyPolicy, watchDialogs } from "./dialogs.js";
 import * as ext from "./ext.js";
+import { watchRoutes } from "./routes.js";
 import { watchRequests } from "./settle.js";
 import { resumeHandoff, watchHandoffs } from "./handoff.js";
 import { watchTrackedTab } from "./tabs.js";
@@ -19,6 +20,7 @@ watchTrackedTab();
 watchDetaches();
 watchRequests();
 watchDialogs();
+watchRoutes(); // mocked and blocked requests: a paused request waits for this worker's answer
 watchHandoffs(toApp);
 
 connection.onChange(showStatus);

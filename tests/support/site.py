@@ -67,6 +67,7 @@ class FixtureSite:
         app.router.add_post("/api/echo-body", self._api_echo_body)
         app.router.add_post("/api/echo-back", self._api_echo_back)
         app.router.add_get("/api/echo-headers", self._api_echo_headers)
+        app.router.add_get("/api/items", self._api_items)
         app.router.add_get("/ws/echo", self._ws_echo)
         app.router.add_get("/ws/sink", self._ws_sink)
         app.router.add_get("/injection/{label}/{name}.html", self._injection_page)
@@ -310,6 +311,10 @@ class FixtureSite:
     async def _api_echo_back(self, request: web.Request) -> web.StreamResponse:
         """The body as it came, with its content type: a response that carries what the request carried."""
         return web.Response(body=await request.read(), content_type=request.content_type)
+
+    async def _api_items(self, request: web.Request) -> web.StreamResponse:
+        """The real backend of mockapp.html (a test's mocked route answers instead of it)."""
+        return web.json_response({"items": ["real apple", "real pear"]})
 
     async def _api_echo_headers(self, request: web.Request) -> web.StreamResponse:
         """Which headers arrived, each with a digest of its value (never the value itself), so a page can

@@ -7,12 +7,14 @@ from tabpilot.engine import (
     checks,
     configure,
     dialogs,
+    emulation,
     generate,
     handoffs,
     interact,
     observe,
     page_actions,
     reading,
+    routes,
     scrape,
     screenshots,
     snapshot,
@@ -46,6 +48,8 @@ def build_registry() -> Registry:
         dialogs,
         handoffs,
         checks,
+        emulation,
+        routes,
     ):
         registry.extend(module.COMMANDS)
     return registry

@@ -30,7 +30,7 @@ Kind = Literal["read", "navigate", "mutate", "config"]
 """read: changes nothing; navigate: moves a tab to another page (or scrolls it); mutate: changes a page
 (needs approval); config: changes Tabpilot's own data (tracked tab, saved workflows, capture buffers)."""
 ToolName = Literal["observe", "interact", "configure", "generate"]
-ApprovalClass = Literal["element", "javascript", "state", "workflows"]
+ApprovalClass = Literal["element", "javascript", "state", "emulation", "network", "workflows"]
 
 TOOLS: tuple[ToolName, ...] = ("observe", "interact", "configure", "generate")
 DISCRIMINATOR: dict[str, str] = {

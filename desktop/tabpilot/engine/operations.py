@@ -310,6 +310,49 @@ OPERATIONS: tuple[Operation, ...] = (
         summary="observe assert's checks, all in one look (timeout_ms: until they pass)",
     ),
     Operation("page.injection_scan", (REDACT, FRAME, TAB_ID), summary="the page's text where an AI would read it"),
+    Operation(
+        "emulation.set",
+        (
+            _p("width", "integer"),
+            _p("height", "integer"),
+            _p("device_scale_factor", "number"),
+            _p("mobile", "boolean"),
+            _p("touch", "boolean"),
+            _p("user_agent", "string"),
+            _p("screen_width", "integer"),
+            _p("screen_height", "integer"),
+            _p("name", "string"),
+            _p("reset", "boolean"),
+            TAB_ID,
+        ),
+        page_changing=True,
+        summary="the tab's device metrics, touch and user agent (standing); reset undoes them",
+    ),
+    Operation(
+        "emulation.user_agent",
+        (_p("user_agent", "string", required=True), TAB_ID),
+        page_changing=True,
+        summary='the tab\'s user agent (standing); "" undoes it',
+    ),
+    Operation(
+        "network.headers",
+        (_p("headers", "object", required=True), TAB_ID),
+        page_changing=True,
+        summary="extra headers on the tab's requests (standing); {} removes them",
+    ),
+    Operation(
+        "network.add_routes",
+        (_p("routes", "array", required=True), TAB_ID),
+        page_changing=True,
+        summary="mock or block the tab's requests matching a glob or /regex/ (standing)",
+    ),
+    Operation("network.routes", (TAB_ID,), summary="the tab's routes and extra header names"),
+    Operation(
+        "network.clear_routes",
+        (TAB_ID,),
+        page_changing=True,
+        summary="remove every route of the tab",
+    ),
 )
 
 BY_NAME: dict[str, Operation] = {op.name: op for op in OPERATIONS}

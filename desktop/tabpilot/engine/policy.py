@@ -37,8 +37,12 @@ CLASS_WORDS: dict[str, str] = {
     "element": "element actions",
     "javascript": "running JavaScript",
     "state": "restoring saved browser states (cookies and storage)",
+    "emulation": "emulating another device, screen size or user agent in the tab",
+    "network": "mocking, blocking or adding headers to the tab's requests",
     "workflows": "running workflows whose steps are not all element actions",
 }
+SITE_RULE_CLASSES = ("element", "javascript", "emulation", "network")
+"""The classes "Allow for this site" can make a standing rule for."""
 
 
 @cache
@@ -132,7 +136,7 @@ class Rule:
             return None
         if rule.kind not in ("site", "workflow") or not rule.rule_id or not rule.agent:
             return None
-        if rule.kind == "site" and rule.action_class not in ("element", "javascript"):
+        if rule.kind == "site" and rule.action_class not in SITE_RULE_CLASSES:
             # Kept before rules had a class (they allowed every page change, JavaScript too, for any
             # agent): no one can tell what the person saw, so the rule is dropped and they are asked again.
             log.info("dropped an approval rule for %s kept without its class of action", rule.origin)
@@ -197,7 +201,7 @@ class ApprovalPolicy:
             and decision.remember == "site"
             and request.origin
             and " " not in request.origin
-            and request.action_class in ("element", "javascript")
+            and request.action_class in SITE_RULE_CLASSES
         ):
             minutes = max(1, min(decision.minutes or 15, MAX_SITE_MINUTES))
             self._add(

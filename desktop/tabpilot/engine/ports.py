@@ -31,7 +31,7 @@ ApprovalAnswer = Literal["allow", "deny"]
 DecidedBy = Literal["person", "rule", "auto", "policy"]
 """Who answered an approval: a person (a prompt, the terminal), a standing rule, `serve --approve auto`, or
 the policy when nobody could be asked (`serve --approve deny`)."""
-ActionClass = Literal["element", "javascript", "state", "workflows"]
+ActionClass = Literal["element", "javascript", "state", "emulation", "network", "workflows"]
 """What a standing rule may cover: element actions (click, fill, type, press, select and pagination
 clicks), running JavaScript, or saving/deleting workflows (never covered by a site rule)."""
 

@@ -1,8 +1,9 @@
 """What the activity stream, logs and run records may show of a command's parameters.
 
 Values typed into fields (interact fill and type, workflow steps of those kinds, and the workflow
-params that go into them) are shown as `[N characters]`: the person's approval prompt shows them, nothing
-kept afterwards does. A value that is only `{{secret:NAME}}` or `{{param}}` references stays as written.
+params that go into them) and HTTP header values (set_headers, mock_route) are shown as `[N characters]`:
+the person's approval prompt shows them, nothing kept afterwards does. A value that is only
+`{{secret:NAME}}` or `{{param}}` references stays as written.
 """
 
 from __future__ import annotations
@@ -15,6 +16,9 @@ from tabpilot.engine.workflows import PLACEHOLDER
 MAX_SHOWN = 500
 TYPED_KEYS = {"fill": "value", "type": "text", "handle_dialog": "prompt_text"}
 """The field holding what an action (or a workflow step of that type) types into the page."""
+HEADER_KEYS = {"set_headers": "headers", "mock_route": "headers"}
+"""The field holding HTTP headers, whose values may be credentials (an Authorization header): kept as
+`[N characters]` beside each name."""
 _ONLY_REFERENCES = re.compile(r"^(?:\s*\{\{\s*(?:secret:)?[A-Za-z_][A-Za-z0-9_.-]*\s*\}\}\s*)+$")
 
 
@@ -76,6 +80,9 @@ def redact_params(
     key = TYPED_KEYS.get(mode or str(shown.get("type", "")))
     if key is not None and key in shown:
         shown[key] = typed(shown[key])
+    headers = HEADER_KEYS.get(mode or "")
+    if headers is not None and isinstance(shown.get(headers), dict):
+        shown[headers] = {name: typed(value) for name, value in shown[headers].items()}
     if mode == "scrape" or "steps" in shown or "override_params" in shown:
         if isinstance(shown.get("steps"), list):
             shown["steps"] = [hide_typed_steps(s) for s in shown["steps"]]

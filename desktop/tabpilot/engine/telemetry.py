@@ -276,7 +276,8 @@ COMMANDS: list[Command[Any]] = [
             "cursor": 42,
         },
         "`{source: fetch|xhr|resource, method, url, status, ok, duration_ms, request_size, response_size, "
-        "content_type, initiator?, error?, ts, cursor}`",
+        "content_type, initiator?, error?, mocked?|blocked? (a configure mock_route/block_urls route answered "
+        "it; route: its pattern), ts, cursor}`",
     ),
     _listing(
         "network_bodies",
