@@ -115,6 +115,19 @@ async def test_emulating_iphone_15_is_what_the_page_sees_until_reset(
     assert await page_state(tab) == before
 
 
+async def test_a_responsive_screenshot_leaves_the_standing_emulation_as_it_was(
+    mcp: StdioMcp, e2e_app: App, tab: Any, site: FixtureSite, pilot_on: None
+) -> None:
+    await open_app(e2e_app, tab, site, "/device.html")
+    await configure(mcp, "emulate_device", device="iPhone 15")
+    emulated = await page_state(tab)
+    shots = await mcp.call("generate", {"type": "screenshot", "responsive": True})
+    assert not shots.is_error, shots.structured_content
+    assert len([c for c in shots.content if c.type == "image"]) == 3
+    assert await page_state(tab) == emulated  # still the phone, not the desktop the last shot used
+    await configure(mcp, "emulate_device", reset=True)
+
+
 async def test_after_the_debugger_was_detached_the_next_command_sends_emulation_and_routes_again(
     mcp: StdioMcp, e2e_app: App, tab: Any, site: FixtureSite, pilot_on: None
 ) -> None:
