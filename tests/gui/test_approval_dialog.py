@@ -383,6 +383,25 @@ async def test_allow_for_this_site_with_a_duration_and_workflow_buttons(
     dialog.reject()
     assert await asyncio.wait_for(decide, 5) == ApprovalDecision(allow=False)
 
+    # Restoring a saved browser state: no site rule is ever made for it, so none is offered.
+    restore = ApprovalRequest(
+        "corr-3",
+        "agent",
+        "configure",
+        "load_state",
+        {"name": "shop"},
+        origin="https://shop.example",
+        steps=({"type": "load_state", "name": "shop"},),
+        action_class="state",
+    )
+    decide = asyncio.get_running_loop().create_task(dialogs.decide(restore))
+    dialog = await next_dialog(dialogs)
+    await until(lambda: button(dialog, "Allow once").isEnabled(), what="armed")
+    assert not button(dialog, "Allow for this site").isEnabled()
+    assert "restoring saved browser states" in button(dialog, "Allow for this site").toolTip()
+    dialog.reject()
+    assert await asyncio.wait_for(decide, 5) == ApprovalDecision(allow=False)
+
 
 async def test_the_rule_buttons_say_exactly_what_they_allow(make_app: AppFactory, qapp: QApplication) -> None:
     """Agent (as it named itself), site, class of action and how long: a click's site rule never covers

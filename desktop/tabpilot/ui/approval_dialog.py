@@ -53,7 +53,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
 )
 
-from tabpilot.engine.policy import class_name
+from tabpilot.engine.policy import CLASS_WORDS, SITE_RULE_CLASSES, class_name
 from tabpilot.engine.ports import ApprovalDecision, ApprovalRequest, reported_agent
 from tabpilot.observers import Observers
 from tabpilot.ui.icons import app_icon
@@ -396,6 +396,14 @@ class ApprovalDialog(QDialog):
             self.allow_site_button.setEnabled(False)
             self.site_minutes.setEnabled(False)
             self.allow_site_button.setToolTip("This action is not on one site: it can only be allowed once.")
+        elif request.action_class not in SITE_RULE_CLASSES:
+            # no standing site rule is ever made for this class (restoring a saved browser state): say so
+            self.allow_site_button.setEnabled(False)
+            self.site_minutes.setEnabled(False)
+            self.allow_site_button.setToolTip(
+                f"No site rule covers {CLASS_WORDS.get(request.action_class, 'this kind of action')}: it can only "
+                "be allowed once."
+            )
         self.allow_workflow_button: QPushButton | None = None
         if request.workflow_id:
             self.allow_workflow_button = self._allow_button("Always allow this workflow", workflow_rule_tip(request))
@@ -500,9 +508,14 @@ class ApprovalDialog(QDialog):
         self._arming.start(max(0, self.arm_delay_ms))
 
     def _arm(self) -> None:
-        site_ok = bool(self.request.origin) and " " not in self.request.origin
+        site_ok = self.site_rule_possible()
         for button in self.allow_buttons():
             button.setEnabled(site_ok or button is not self.allow_site_button)
+
+    def site_rule_possible(self) -> bool:
+        """One site, and a class of action that site rules are made for (engine/policy.py)."""
+        origin = self.request.origin
+        return bool(origin) and " " not in str(origin) and self.request.action_class in SITE_RULE_CLASSES
 
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
