@@ -4,7 +4,8 @@
 // as long as chrome.debugger stays attached, so a tab with any override is kept attached past the
 // linger (linger.js), and when the tab is attached again (the browser detached it: a crash, a
 // DevTools window taking over) every override is sent again before the next command runs. The person
-// pressing Cancel on Chrome's debugging bar takes the tab back: its overrides are dropped then.
+// pressing Cancel on Chrome's debugging bar takes the tab back: its overrides are dropped then. Switching
+// AI Web Pilot off undoes every tab's (service_worker.js): no mocked backend or borrowed device outlasts it.
 //
 // Each override is kept under a key (`emulation`, `user_agent`, `headers`, `routes`, …) as the CDP
 // commands that set it and those that undo it; setting a key again replaces it.
@@ -58,6 +59,21 @@ export class Overrides {
     for (const override of [...keys.values()]) {
       for (const [method, params] of override.apply) await this.send(tabId, method, params);
     }
+  }
+
+  /** Undo every override of every tab (the person switched AI Web Pilot off); the tabs undone. */
+  async clearAll() {
+    const tabs = [...this.tabs.keys()];
+    for (const tabId of tabs) {
+      for (const key of [...(this.tabs.get(tabId)?.keys() ?? [])]) {
+        try {
+          await this.clear(tabId, key);
+        } catch {
+          this.drop(tabId, key); // the tab cannot be reached any more: nothing of it stands
+        }
+      }
+    }
+    return tabs;
   }
 
   /** The tab is gone, or its person took it back: forget its overrides without sending anything. */

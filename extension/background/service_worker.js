@@ -2,7 +2,7 @@
 // Tabpilot's service worker: holds the link to the app and runs the commands it pushes.
 import { showStatus } from "./badge.js";
 import { startCapture } from "./capture.js";
-import { watchDetaches } from "./cdp.js";
+import * as cdp from "./cdp.js";
 import { dispatch } from "./commands.js";
 import { Connection, WAKE_ALARM } from "./connection.js";
 import { applyPolicy, watchDialogs } from "./dialogs.js";
@@ -17,7 +17,7 @@ const toApp = (msg) => connection.send(msg);
 
 // Listeners go in at the worker's first turn, so that their events wake it later.
 watchTrackedTab();
-watchDetaches();
+cdp.watchDetaches();
 watchRequests();
 watchDialogs();
 watchRoutes(); // mocked and blocked requests: a paused request waits for this worker's answer
@@ -25,6 +25,15 @@ watchHandoffs(toApp);
 
 connection.onChange(showStatus);
 connection.onChange((snapshot) => applyPolicy(snapshot.appState)); // what to do with dialogs nobody answers
+// AI Web Pilot switched off: what agents set in tabs (device emulation, user agent, headers, mocked and
+// blocked routes) is undone, so the person's pages are their own again. A lost link is not "off".
+let pilotOn = false;
+connection.onChange((snapshot) => {
+  if (!snapshot.appState) return;
+  const on = snapshot.appState.ai_web_pilot === true;
+  if (pilotOn && !on) cdp.overrides.clearAll().catch(() => {});
+  pilotOn = on;
+});
 connection.onChange((snapshot) => ext.storage.session.set({ link: snapshot }).catch(() => {}));
 startCapture(connection); // console, errors, network, bodies, WebSockets from the pages to the app
 

@@ -45,3 +45,17 @@ test("forgetting a tab sends nothing and releases it", async () => {
   assert.deepEqual(sent, []);
   assert.equal(o.held(3), false);
 });
+
+test("clearing all undoes every tab's every override, even when a tab cannot be reached", async () => {
+  const sent = [];
+  const o = new Overrides(async (tabId, method) => {
+    if (tabId === 2 && method === "Fetch.disable") throw new Error("No tab with given id 2.");
+    sent.push([tabId, method]);
+  });
+  await o.set(1, "emulation", { apply: [], undo: [["Emulation.clearDeviceMetricsOverride"]] });
+  await o.set(1, "routes", { apply: [], undo: [["Fetch.disable"]] });
+  await o.set(2, "routes", { apply: [], undo: [["Fetch.disable"]] });
+  assert.deepEqual(await o.clearAll(), [1, 2]);
+  assert.deepEqual(sent, [[1, "Emulation.clearDeviceMetricsOverride"], [1, "Fetch.disable"]]);
+  assert.equal(o.held(1) || o.held(2), false);
+});

@@ -128,6 +128,26 @@ async def test_a_responsive_screenshot_leaves_the_standing_emulation_as_it_was(
     await configure(mcp, "emulate_device", reset=True)
 
 
+async def test_switching_the_pilot_off_gives_the_person_their_pages_back(
+    mcp: StdioMcp, e2e_app: App, tab: Any, site: FixtureSite, pilot_on: None
+) -> None:
+    """What agents set in a tab (a phone's screen, a mocked backend) does not outlast AI Web Pilot."""
+    await open_app(e2e_app, tab, site, "/device.html")
+    own = await page_state(tab)
+    await configure(mcp, "emulate_device", device="iPhone 15")
+    await configure(mcp, "mock_route", url="**/api/items*", body='{"items": ["fake"]}')
+    assert (await page_state(tab))["width"] == 393
+    e2e_app.set_pilot(False, remember=False)
+
+    async def given_back() -> bool:
+        return await page_state(tab) == own
+
+    await until(given_back, timeout=10, what="the tab's own screen and user agent back")
+    assert (await mcp.ok("configure", {"action": "list_routes"}))["routes"] == []
+    await open_app(e2e_app, tab, site)
+    assert await app_status(tab) != "loading" and "fake" not in await items(tab)
+
+
 async def test_after_the_debugger_was_detached_the_next_command_sends_emulation_and_routes_again(
     mcp: StdioMcp, e2e_app: App, tab: Any, site: FixtureSite, pilot_on: None
 ) -> None:
