@@ -8,6 +8,7 @@ import * as cdp from "./cdp.js";
 import { crop } from "./crop.js";
 import { toContent } from "./content.js";
 import { guarded, handleDialog, listDialogs } from "./dialogs.js";
+import { archive, performanceOf, printPdf } from "./evidence.js";
 import { executeJs } from "./execute.js";
 import { readInFrame, withFrame } from "./frames.js";
 import { navigate } from "./navigate.js";
@@ -137,6 +138,9 @@ export const OPS = {
   "dialog.handle": handleDialog,
   "handoff.start": startHandoff,
   "handoff.end": endHandoff,
+  "tab.pdf": async (p) => printPdf(await targetTab(p), p),
+  "tab.archive": async (p) => archive(await targetTab(p)),
+  "page.performance": async (p) => performanceOf(await targetTab(p)),
 };
 
 /**

@@ -8,9 +8,12 @@ from tabpilot.engine import (
     dialogs,
     generate,
     handoffs,
+    har,
     interact,
     observe,
     page_actions,
+    performance,
+    printing,
     reading,
     scrape,
     snapshot,
@@ -40,6 +43,9 @@ def build_registry() -> Registry:
         generate,
         dialogs,
         handoffs,
+        printing,
+        har,
+        performance,
     ):
         registry.extend(module.COMMANDS)
     return registry
