@@ -70,27 +70,21 @@ export async function archive(tab) {
  * paint timings, Web Vitals from the buffered entries, resource counts. Milliseconds from the start of the
  * navigation, one decimal; null for what the page cannot tell (yet).
  */
-async function measure() {
+function measure() {
   const ms = (v) => (typeof v === "number" && v > 0 ? Math.round(v * 10) / 10 : null);
-  const buffered = (type) =>
-    new Promise((resolve) => {
-      /** @type {PerformanceEntry[]} */
-      let seen = [];
-      try {
-        const observer = new PerformanceObserver((list) => {
-          seen = seen.concat(list.getEntries());
-        });
-        observer.observe({ type, buffered: true });
-        // The buffered entries are queued at once; a moment later every one of them has arrived.
-        setTimeout(() => {
-          seen = seen.concat(observer.takeRecords());
-          observer.disconnect();
-          resolve(seen);
-        }, 50);
-      } catch {
-        resolve([]); // this browser does not know the entry type
-      }
-    });
+  // A buffered observer holds the entries the page already had as soon as it observes (the spec's
+  // "buffered" flag fills its buffer at once): takeRecords() hands them over without waiting a task.
+  const buffered = (type) => {
+    try {
+      const observer = new PerformanceObserver(() => {});
+      observer.observe({ type, buffered: true });
+      const seen = observer.takeRecords();
+      observer.disconnect();
+      return seen;
+    } catch {
+      return []; // this browser does not know the entry type
+    }
+  };
   const describe = (el) => {
     if (!el || !el.tagName) return null;
     const id = el.id ? `#${el.id}` : "";
@@ -100,9 +94,7 @@ async function measure() {
 
   const [nav] = /** @type {PerformanceNavigationTiming[]} */ (performance.getEntriesByType("navigation"));
   const paints = Object.fromEntries(performance.getEntriesByType("paint").map((e) => [e.name, e.startTime]));
-  const [lcps, shifts, events, firstInputs] = await Promise.all(
-    ["largest-contentful-paint", "layout-shift", "event", "first-input"].map(buffered),
-  );
+  const [lcps, shifts, events, firstInputs] = ["largest-contentful-paint", "layout-shift", "event", "first-input"].map(buffered);
 
   // CLS: the largest burst of unexpected shifts (gaps under 1 s, a burst at most 5 s), as web-vitals counts it.
   let cls = 0;

@@ -249,25 +249,25 @@ async def test_a_har_of_the_page_parses_and_lists_its_requests(
 
 
 async def test_with_bodies_on_the_har_holds_the_bodies(
-    mcp: StdioMcp, e2e_app: App, tab: Any, site: FixtureSite
+    mcp: StdioMcp, e2e_app: App, evidence: Any, site: FixtureSite
 ) -> None:
     e2e_app.engine.pilot.set_capability("capture_network_bodies", True)
     try:
-        tab_id = (await e2e_app.link.request("tabs.resolve", {}, timeout_s=5))["tab_id"]
-        await until(lambda: _follows_bodies(e2e_app, tab_id), what="the page to capture bodies")
-        await show(e2e_app, tab, site, "/evidence.html")
-        await until(lambda: tab.evaluate("window.done"), timeout=10, what="the page's API calls")
+        # The page learns of the toggle a moment later: calls made from then on carry their bodies.
+        made = iter(range(1000))
 
-        async def bodies() -> list[dict[str, Any]]:
-            found = await mcp.ok("observe", {"what": "network_bodies", "url_filter": "tag=evidence"})
-            return found["entries"] if len(found["entries"]) >= 2 else []
+        async def calls_with_bodies() -> str | None:
+            tag = f"bodies{next(made)}"
+            await evidence.evaluate(f"runCalls('{tag}')")
+            found = await mcp.ok("observe", {"what": "network_bodies", "url_filter": f"tag={tag}"})
+            return tag if len(found["entries"]) == 2 else None
 
-        await until(bodies, what="both calls' bodies in the capture")
-        answer, har = await har_of(mcp, e2e_app, url_filter="tag=evidence")
+        tag = await until(calls_with_bodies, what="the page's calls with their bodies")
+        answer, har = await har_of(mcp, e2e_app, url_filter=f"tag={tag}")
         assert answer["entries"] == answer["bodies"] == 2
         by_method = {e["request"]["method"]: e for e in har["log"]["entries"]}
         got = json.loads(by_method["GET"]["response"]["content"]["text"])
-        assert got == {"user": "alice", "items": [1, 2, 3], "tag": "evidence"}
+        assert got == {"user": "alice", "items": [1, 2, 3], "tag": tag}
         post = by_method["POST"]["request"]
         assert post["postData"] == {"mimeType": "application/json", "text": '{"name":"Alice"}'}
         assert {"name": "content-type", "value": "application/json"} in post["headers"]
@@ -275,10 +275,6 @@ async def test_with_bodies_on_the_har_holds_the_bodies(
         HarParser(har)  # still a HAR a parser reads
     finally:
         e2e_app.engine.pilot.set_capability("capture_network_bodies", False)
-
-
-async def _follows_bodies(app: App, tab_id: int) -> bool:
-    return any(t["tab_id"] == tab_id and (t["page_settings"] or {}).get("bodies") for t in app.capture_status()["tabs"])
 
 
 # -- observe performance -------------------------------------------------------------------------
@@ -289,9 +285,11 @@ async def test_performance_of_a_loaded_page_with_the_pilot_off(
 ) -> None:
     async def loaded() -> dict[str, Any] | None:
         perf = await mcp.ok("observe", {"what": "performance"})
-        return perf if perf["navigation"]["load_ms"] and perf["web_vitals"]["lcp_ms"] else None
+        vitals = perf["web_vitals"]
+        return perf if perf["navigation"]["load_ms"] and vitals["lcp_ms"] and vitals["cls"] > 0 else None
 
-    perf = await until(loaded, what="the load event and a largest contentful paint")
+    perf = await until(loaded, what="the load event, a largest contentful paint and the banner's shift")
+    assert perf["web_vitals"]["inp_ms"] is None, "no interaction yet"
     assert perf["url"] == site.url("/evidence.html") and perf["title"] == "Evidence fixture"
     nav = perf["navigation"]
     assert nav["type"] == "navigate" and nav["status"] == 200
@@ -303,8 +301,22 @@ async def test_performance_of_a_loaded_page_with_the_pilot_off(
         and paint["first_paint_ms"] <= paint["first_contentful_paint_ms"]
     )
     vitals = perf["web_vitals"]
-    assert vitals["lcp_ms"] >= paint["first_contentful_paint_ms"] and vitals["cls"] >= 0
+    assert vitals["lcp_ms"] >= paint["first_contentful_paint_ms"] and 0 < vitals["cls"] < 1
     resources = perf["resources"]
     assert resources["by_type"]["img"]["count"] >= 1 and resources["by_type"]["link"]["count"] == 1
     assert resources["by_type"]["fetch"]["count"] == 2 and resources["count"] >= 4
     assert abs(perf["time_origin"] - await evidence.evaluate("Math.round(performance.timeOrigin)")) <= 1
+
+
+async def test_a_slow_click_shows_as_the_pages_interaction_to_next_paint(mcp: StdioMcp, evidence: Any) -> None:
+    await evidence.click("#slow")  # a trusted click (CDP input), as a person's
+    await until(
+        lambda: evidence.evaluate("document.getElementById('slow').textContent === 'clicked'"), what="the click"
+    )
+
+    async def interacted() -> dict[str, Any] | None:
+        vitals = (await mcp.ok("observe", {"what": "performance"}))["web_vitals"]
+        return vitals if vitals["inp_ms"] else None
+
+    vitals = await until(interacted, what="the slow interaction in the page's timeline")
+    assert 150 <= vitals["inp_ms"] < 5_000 and vitals["fid_ms"] is not None
