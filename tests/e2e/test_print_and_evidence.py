@@ -93,7 +93,9 @@ async def test_format_landscape_and_custom_sizes_change_the_paper(
     assert paper_is(reader, 8.5, 11) and (letter["width_in"], letter["height_in"]) == (8.5, 11)
     turned, reader = await pdf(mcp, e2e_app, format="A4", landscape=True)
     assert paper_is(reader, 11.7, 8.27) and turned["pages"] == 3 and turned["width_in"] == 11.7
-    custom, reader = await pdf(mcp, e2e_app, width="100mm", height="150mm", margin={"top": "5mm", "bottom": 0})
+    custom, reader = await pdf(
+        mcp, e2e_app, paper_width="100mm", paper_height="150mm", margin={"top": "5mm", "bottom": 0}
+    )
     assert paper_is(reader, 100 / 25.4, 150 / 25.4) and custom["pages"] == 3
     assert "Third page marker CHARLIE" in text(reader, 2)
 
@@ -133,8 +135,8 @@ async def test_bad_pdf_arguments_are_refused_with_the_parameter_named(
     before = set(artifacts(e2e_app).glob("*")) if artifacts(e2e_app).exists() else set()
     cases = [
         ({"format": "B7"}, "format"),
-        ({"width": "10cm"}, "width"),
-        ({"width": "10 furlongs", "height": "1in"}, "width"),
+        ({"paper_width": "10cm"}, "paper_height"),
+        ({"paper_width": "10 furlongs", "paper_height": "1in"}, "paper_width"),
         ({"margin": {"middle": "1cm"}}, "margin"),
         ({"page_ranges": "two"}, "page_ranges"),
         ({"page_ranges": "7-9"}, "page_ranges"),

@@ -246,7 +246,7 @@ COMMANDS: list[Command[Any]] = [
         "generate",
         "har",
         "read",
-        "the tab's captured network as a HAR file",
+        "captured network as a HAR file",
         _har,
         HarArgs,
         returns=Har,

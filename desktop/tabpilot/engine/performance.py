@@ -65,7 +65,7 @@ COMMANDS: list[Command[Any]] = [
         "observe",
         "performance",
         "read",
-        "load and paint timings, Web Vitals, resources",
+        "load/paint timings, Web Vitals",
         _performance,
         TabArgs,
         returns=Performance,

@@ -57,8 +57,12 @@ LENGTH_DOC = "a number with a unit: 210mm, 21cm, 8.5in, 800px, 72pt"
 @dataclass(frozen=True, kw_only=True)
 class PdfArgs(TabArgs):
     format: str = arg(FORMATS_DOC, default="A4")
-    width: str | None = arg(f"custom paper width, {LENGTH_DOC} (with height; overrides format)", default=None)
-    height: str | None = arg("custom paper height, as width", default=None)
+    # Not `width`/`height`: those are zoom_region's numbers in CSS px, and a parameter has one JSON type
+    # across a tool's modes.
+    paper_width: str | None = arg(
+        f"custom paper width, {LENGTH_DOC} (with paper_height; overrides format)", default=None
+    )
+    paper_height: str | None = arg("custom paper height, as paper_width", default=None)
     landscape: bool = arg("turn the paper", default=False)
     margin: dict[str, Any] | None = arg(
         "{top, right, bottom, left}: lengths, or numbers in CSS px (default 0.4in)", default=None
@@ -113,13 +117,17 @@ def inches(value: Any, name: str) -> float:
 
 def paper(a: PdfArgs) -> tuple[float, float]:
     """Width and height in inches, portrait as named (Chrome turns it for `landscape`)."""
-    if (a.width is None) != (a.height is None):
-        raise TabpilotError("invalid_params", "Give both 'width' and 'height' for a custom paper size.", param="width")
-    if a.width is not None and a.height is not None:
-        size = (inches(a.width, "width"), inches(a.height, "height"))
+    if (a.paper_width is None) != (a.paper_height is None):
+        raise TabpilotError(
+            "invalid_params", "Give both 'paper_width' and 'paper_height' for a custom size.", param="paper_width"
+        )
+    if a.paper_width is not None and a.paper_height is not None:
+        size = (inches(a.paper_width, "paper_width"), inches(a.paper_height, "paper_height"))
         if min(size) < 1 / 25.4 or max(size) > 200:
             raise TabpilotError(
-                "invalid_params", "The paper must be between 1 mm and 200 in on each side.", param="width"
+                "invalid_params",
+                "paper_width and paper_height must each be between 1 mm and 200 in.",
+                param="paper_width",
             )
         return size
     for name, size in PAPER_INCHES.items():
@@ -229,7 +237,7 @@ COMMANDS: list[Command[Any]] = [
         "generate",
         "pdf",
         "read",
-        "the page printed as a PDF file",
+        "page as a PDF file",
         _pdf,
         PdfArgs,
         returns=Pdf,
@@ -252,7 +260,7 @@ COMMANDS: list[Command[Any]] = [
         "generate",
         "archive",
         "read",
-        "the page saved as one MHTML file",
+        "page as one MHTML file",
         _archive,
         ArchiveArgs,
         returns=Archive,
