@@ -322,3 +322,26 @@ async def test_a_slow_click_shows_as_the_pages_interaction_to_next_paint(mcp: St
 
     vitals = await until(interacted, what="the slow interaction in the page's timeline")
     assert 150 <= vitals["inp_ms"] < 5_000 and vitals["fid_ms"] is not None
+
+
+async def test_an_archive_keeps_no_password_of_the_page(
+    mcp: StdioMcp, e2e_app: App, tab: Any, site: FixtureSite
+) -> None:
+    await show(e2e_app, tab, site, "/sensitive.html")
+    await tab.fill("tr.acct:nth-child(1) input[type=password]", "filled-by-person")
+    answer = await mcp.ok("generate", {"type": "archive"})
+    written = Path(answer["path"]).read_text(encoding="utf-8")
+    assert "Accounts" in written
+    assert "typed-secret" not in written and "filled-by-person" not in written, "typed values are not saved"
+    assert "hunter2" not in written and "swordfish" not in written, "password values in the markup are emptied"
+    assert e2e_app.managed is not None
+    reopened = await e2e_app.managed.context.new_page()
+    try:
+        await reopened.goto(Path(answer["path"]).as_uri())
+        rows = await reopened.evaluate(
+            "[...document.querySelectorAll('tr.acct')].map((r) => [r.querySelector('.plain').textContent, "
+            "r.querySelector('input[type=password]').value])"
+        )
+        assert rows == [["public info", ""], ["more public info", ""]], "the emptied archive still opens whole"
+    finally:
+        await reopened.close()

@@ -49,6 +49,11 @@ _RANGES = re.compile(r"^\s*\d+\s*(-\s*\d*\s*)?(,\s*\d+\s*(-\s*\d*\s*)?)*$")
 _ROOT_COUNT = re.compile(rb"/Type\s*/Pages\b[^>]*?/Count\s+(\d+)|/Count\s+(\d+)[^>]*?/Type\s*/Pages\b", re.S)
 _PAGE = re.compile(rb"/Type\s*/Page(?![a-zA-Z])")
 _BOUNDARY = re.compile(r'boundary="?([^";\r\n]+)"?', re.I)
+_PART_HEAD = re.compile(r"\r?\n\r?\n")
+_QUOTED_PRINTABLE = re.compile(r"^Content-Transfer-Encoding:\s*quoted-printable", re.I | re.M)
+_INPUT_TAG = re.compile(r"<input\b[^>]*>", re.I)
+_PASSWORD_TYPE = re.compile(r"\btype=3D(\"|')?password\b", re.I)
+_VALUE_ATTR = re.compile(r"(\bvalue=3D)(\"[^\"]*\"|'[^']*'|[^\s>]*)", re.I)
 
 FORMATS_DOC = "A0-A6, Letter, Legal, Tabloid, Ledger (default A4; any case)"
 LENGTH_DOC = "a number with a unit: 210mm, 21cm, 8.5in, 800px, 72pt"
@@ -198,6 +203,31 @@ def mhtml_resources(text: str) -> int:
     return max(parts - 1, 0)
 
 
+def without_passwords(text: str) -> str:
+    """An MHTML document with the `value` of every password field emptied, as every other read of the
+    page does (Chromium saves what the markup says; what was typed into a field it leaves out anyway).
+    The HTML parts are quoted-printable (`=` is `=3D`, long lines broken with a trailing `=`), so their
+    soft line breaks are joined first: a value cut across two lines is found whole."""
+    found = _BOUNDARY.search(text[:4096])
+    if found is None:
+        return text
+    delimiter = f"--{found.group(1)}"
+    parts = text.split(delimiter)
+    for n, part in enumerate(parts):
+        split = _PART_HEAD.search(part)
+        if split is None or not _QUOTED_PRINTABLE.search(part[: split.start()]):
+            continue
+        body = re.sub(r"=\r?\n", "", part[split.end() :])
+        if "<input" in body.lower():
+            parts[n] = part[: split.end()] + _INPUT_TAG.sub(_empty_password, body)
+    return delimiter.join(parts)
+
+
+def _empty_password(tag: re.Match[str]) -> str:
+    html = tag.group(0)
+    return _VALUE_ATTR.sub(r'\1""', html) if _PASSWORD_TYPE.search(html) else html
+
+
 async def _pdf(ctx: CommandContext, a: PdfArgs) -> Pdf:
     params = print_params(a)
     printed = await ctx.browser_request("tab.pdf", params, timeout_s=90)
@@ -221,7 +251,7 @@ async def _archive(ctx: CommandContext, a: ArchiveArgs) -> Archive:
     target = {"tab_id": a.tab_id} if a.tab_id is not None else {}
     snapshot = await ctx.browser_request("tab.archive", target, timeout_s=90)
     # What Tabpilot typed into the page (a secret) can sit in the saved DOM: never in the file.
-    text = scrubbing.scrub(str(snapshot.get("data", "")), ctx.engine.known_secrets)
+    text = scrubbing.scrub(without_passwords(str(snapshot.get("data", ""))), ctx.engine.known_secrets)
     data = text.encode("utf-8")
     path = write_artifact(ctx, a.path, data, kind="archive", suffix="mhtml")
     return {
@@ -264,8 +294,8 @@ COMMANDS: list[Command[Any]] = [
         _archive,
         ArchiveArgs,
         returns=Archive,
-        notes="The page as it is now (its DOM, with images, styles and frames inside the file), written under "
-        "the home's artifacts folder; Chromium opens it offline.",
+        notes="The page as it is now (its DOM, with images, styles and frames inside the file; password values "
+        "emptied), written under the home's artifacts folder; Chromium opens it offline.",
         example={"path": "home.mhtml"},
         example_result={
             "path": "/home/me/.local/share/tabpilot/artifacts/home.mhtml",

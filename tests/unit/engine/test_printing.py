@@ -13,7 +13,7 @@ from pypdf import PdfWriter
 
 from tabpilot.engine.core import Engine, EngineConfig
 from tabpilot.engine.errors import TabpilotError
-from tabpilot.engine.printing import PAGE_NUMBERS_FOOTER, mhtml_resources, pdf_pages
+from tabpilot.engine.printing import PAGE_NUMBERS_FOOTER, mhtml_resources, pdf_pages, without_passwords
 from tests.unit.engine.conftest import EngineFactory
 from tests.unit.fakes import FakeBrowser
 
@@ -163,3 +163,25 @@ async def test_an_archive_is_written_without_the_secrets_tabpilot_typed(
     written = path.read_text(encoding="utf-8")
     assert "S3cr3t-value" not in written and "typed {{secret:pw}} here" in written
     assert sent(browser, "tab.archive") == {"tab_id": 4}
+
+
+def test_password_values_are_emptied_in_the_archives_html_parts() -> None:
+    page = (
+        '<p>Hi</p><input type=3D"text" value=3D"ann"><input value=3D"hunt=\r\ner2" type=3D"password" id=3D"pw">'
+        "<INPUT TYPE=3DPASSWORD VALUE=3Dswordfish>"
+    )
+    mhtml = (
+        'Content-Type: multipart/related;\r\n\tboundary="----B----"\r\n\r\n'
+        "------B----\r\nContent-Type: text/html\r\nContent-Transfer-Encoding: quoted-printable\r\n\r\n"
+        f"{page}\r\n"
+        "------B----\r\nContent-Type: image/png\r\nContent-Transfer-Encoding: base64\r\n\r\niVBO=\r\n"
+        "------B------\r\n"
+    )
+    cleaned = without_passwords(mhtml)
+    assert "hunt" not in cleaned and "er2" not in cleaned and "swordfish" not in cleaned
+    assert '<input value=3D"" type=3D"password" id=3D"pw">' in cleaned and 'VALUE=3D"">' in cleaned
+    assert '<input type=3D"text" value=3D"ann">' in cleaned
+    assert "iVBO=\r\n" in cleaned, "base64 parts are left as they are"
+    assert without_passwords("no boundary <input type=3Dpassword value=3Dx>") == (
+        "no boundary <input type=3Dpassword value=3Dx>"
+    )
