@@ -19,6 +19,7 @@ from pypdf import PdfReader
 
 from tabpilot.app import App
 from tests.e2e.conftest import E2E
+from tests.support.har_schema import validate_har
 from tests.support.mcp_stdio import StdioMcp
 from tests.support.site import FixtureSite
 from tests.support.waiting import until
@@ -206,6 +207,7 @@ async def har_of(mcp: StdioMcp, e2e_app: App, **args: Any) -> tuple[dict[str, An
     assert path.parent == artifacts(e2e_app) and path.suffix == ".har"
     assert answer["size_bytes"] == path.stat().st_size
     har: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    validate_har(har)
     return answer, har
 
 

@@ -14,6 +14,7 @@ from tabpilot.engine.capture import store_for
 from tabpilot.engine.core import Engine, EngineConfig
 from tabpilot.engine.errors import TabpilotError
 from tabpilot.engine.har import build_har
+from tests.support.har_schema import validate_har
 from tests.unit.engine.conftest import EngineFactory
 from tests.unit.fakes import FakeBrowser
 
@@ -86,6 +87,7 @@ def engine_with(make_engine: EngineFactory, browser: FakeBrowser, folder: Path, 
 
 def read(answer: dict[str, Any]) -> dict[str, Any]:
     har: dict[str, Any] = json.loads(Path(answer["path"]).read_text(encoding="utf-8"))
+    validate_har(har)
     return har
 
 
@@ -180,4 +182,13 @@ async def test_an_unreadable_page_still_gives_a_har(
 def test_an_empty_capture_is_an_empty_but_valid_har() -> None:
     har = build_har([], [], title="nothing")
     assert har["log"]["entries"] == [] and har["log"]["version"] == "1.2"
+    validate_har(har)
     HarParser(har)
+
+
+def test_a_failed_request_is_an_entry_with_status_0_and_its_error() -> None:
+    failed = network("https://down.test/api", status=0, error="Failed to fetch", duration_ms=None)
+    har = build_har([failed], [], title="down")
+    validate_har(har)
+    (entry,) = har["log"]["entries"]
+    assert entry["response"]["status"] == 0 and entry["_error"] == "Failed to fetch" and entry["time"] == 0
