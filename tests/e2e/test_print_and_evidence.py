@@ -250,6 +250,7 @@ async def test_a_har_of_the_page_parses_and_lists_its_requests(
 
     only_api, filtered = await har_of(mcp, e2e_app, url_filter="/api/")
     assert requested(filtered) == {r for r in expected if "/api/" in r} and only_api["entries"] == 2
+    assert filtered["log"]["pages"][0]["title"] == "Evidence fixture"
 
 
 async def test_with_bodies_on_the_har_holds_the_bodies(

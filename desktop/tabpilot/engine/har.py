@@ -168,12 +168,14 @@ def build_har(
     *,
     title: str,
     perf: Mapping[str, Any] | None = None,
+    document: bool = True,
 ) -> dict[str, Any]:
     """A HAR 1.2 document: `requests` (capture `network` items, oldest first), their `bodies` (capture
-    `network_bodies` items) matched to them, and the page's document and timings from `perf`."""
+    `network_bodies` items) matched to them, the page's timings from `perf` and, with `document`, the
+    page's own document as the first entry."""
     by_key = {_body_key(b): b for b in bodies}
     entries = [har_entry(item, by_key.get(_body_key(item))) for item in requests]
-    first = document_entry(perf) if perf else None
+    first = document_entry(perf) if perf and document else None
     if first is not None:
         entries.insert(0, first)
     nav = perf.get("navigation") if perf else None
@@ -225,7 +227,8 @@ async def _har(ctx: CommandContext, a: HarArgs) -> Har:
     )
     perf = await _page_timings(ctx, tab_id)
     title = str(perf.get("title") or perf.get("url") or "") if perf else ""
-    har = build_har(reversed(requests), bodies, title=title or f"tab {tab_id}", perf=perf if not wanted else None)
+    document = perf is not None and match(perf)
+    har = build_har(reversed(requests), bodies, title=title or f"tab {tab_id}", perf=perf, document=document)
     # A page echoes what was typed into it, keystroke by keystroke: as in capture reads, no secret Tabpilot
     # typed (nor its beginnings) reaches the file.
     har = scrubbing.scrub(har, ctx.engine.known_secrets, prefixes=True)

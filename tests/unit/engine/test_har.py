@@ -148,7 +148,9 @@ async def test_bodies_join_their_requests_while_bodies_are_captured(
     )
     answer = await engine.call("generate", {"type": "har", "url_filter": "/API/"})
     assert answer["bodies_captured"] is True and answer["entries"] == 3 and answer["bodies"] == 2
-    first, second, login = read(answer)["log"]["entries"]  # a filter leaves the document out
+    har = read(answer)
+    first, second, login = har["log"]["entries"]  # the document's URL does not match the filter
+    assert har["log"]["pages"][0]["title"] == "Cart" and har["log"]["pages"][0]["pageTimings"]["onLoad"] == 300
     assert "text" not in first["response"]["content"] and second["response"]["content"]["text"] == '{"n":2}'
     assert login["request"]["postData"] == {
         "mimeType": "application/json",
