@@ -6,7 +6,10 @@
 import * as cdp from "./cdp.js";
 import * as ext from "./ext.js";
 import { Codes, TPError } from "./protocol.js";
-import { assertReadable } from "./tabs.js";
+import { assertReadable, getTab } from "./tabs.js";
+import { tabLoaded } from "./waiting.js";
+
+const LOAD_WAIT_MS = 10_000;
 
 /** Chrome's words when its DevTools printing is off: older headful builds, or a policy that disables printing. */
 const CANNOT_PRINT = /not implemented|printing is not available|printing is disabled/i;
@@ -49,8 +52,21 @@ export function printError(err) {
   return err;
 }
 
-export async function printPdf(tab, p) {
+/**
+ * The tab once its page has loaded (a page still loading prints as a blank sheet and saves half); a page
+ * that never finishes loading (a stream, a hanging image) is taken as it is after LOAD_WAIT_MS.
+ */
+async function loaded(tab) {
   assertReadable(tab);
+  if (tab.status === "complete") return tab;
+  await tabLoaded(tab.id, LOAD_WAIT_MS);
+  const now = await getTab(tab.id);
+  assertReadable(now);
+  return now;
+}
+
+export async function printPdf(target, p) {
+  const tab = await loaded(target);
   try {
     const { data } = await cdp.send(tab.id, "Page.printToPDF", printOptions(p));
     return { data };
@@ -59,8 +75,8 @@ export async function printPdf(tab, p) {
   }
 }
 
-export async function archive(tab) {
-  assertReadable(tab);
+export async function archive(target) {
+  const tab = await loaded(target);
   const { data } = await cdp.send(tab.id, "Page.captureSnapshot", { format: "mhtml" });
   return { data, url: tab.url ?? "", title: tab.title ?? "" };
 }
