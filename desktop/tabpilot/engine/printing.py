@@ -55,7 +55,7 @@ _INPUT_TAG = re.compile(r"<input\b[^>]*>", re.I)
 _PASSWORD_TYPE = re.compile(r"\btype=3D(\"|')?password\b", re.I)
 _VALUE_ATTR = re.compile(r"(\bvalue=3D)(\"[^\"]*\"|'[^']*'|[^\s>]*)", re.I)
 
-FORMATS_DOC = "A0-A6, Letter, Legal, Tabloid, Ledger (default A4; any case)"
+FORMATS_DOC = "paper: A0-A6, Letter, Legal, Tabloid, Ledger (any case)"
 LENGTH_DOC = "a number with a unit: 210mm, 21cm, 8.5in, 800px, 72pt"
 
 
