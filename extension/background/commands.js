@@ -8,6 +8,7 @@ import { crop } from "./crop.js";
 import { toContent } from "./content.js";
 import { guarded, handleDialog, listDialogs } from "./dialogs.js";
 import { emulate, setHeaders, setUserAgent } from "./emulation.js";
+import { archive, performanceOf, printPdf } from "./evidence.js";
 import { executeJs } from "./execute.js";
 import { locateFrame, readInFrame, withFrame } from "./frames.js";
 import { navigate } from "./navigate.js";
@@ -147,6 +148,9 @@ export const OPS = {
   "network.add_routes": async (p) => addRoutes(await targetTab(p), p),
   "network.routes": async (p) => listRoutes(await targetTab(p)),
   "network.clear_routes": async (p) => clearRoutes(await targetTab(p)),
+  "tab.pdf": async (p) => printPdf(await targetTab(p), p),
+  "tab.archive": async (p) => archive(await targetTab(p)),
+  "page.performance": async (p) => performanceOf(await targetTab(p)),
 };
 
 /**

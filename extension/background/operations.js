@@ -55,6 +55,9 @@
 /** @typedef {{routes: unknown[], tab_id?: number}} NetworkAddRoutesParams mock or block the tab's requests matching a glob or /regex/ (standing) */
 /** @typedef {{tab_id?: number}} NetworkRoutesParams the tab's routes and extra header names */
 /** @typedef {{tab_id?: number}} NetworkClearRoutesParams remove every route of the tab */
+/** @typedef {{landscape?: boolean, print_background?: boolean, scale?: number, paper_width?: number, paper_height?: number, margin_top?: number, margin_right?: number, margin_bottom?: number, margin_left?: number, page_ranges?: string, header_template?: string, footer_template?: string, prefer_css_page_size?: boolean, tab_id?: number}} TabPdfParams the page printed as a PDF (sizes in inches) */
+/** @typedef {{tab_id?: number}} TabArchiveParams the page and its resources as one MHTML document */
+/** @typedef {{tab_id?: number}} PagePerformanceParams navigation and paint timings, Web Vitals, resources */
 
 /** @type {Readonly<Record<string, OperationSpec>>} */
 export const OPERATIONS = Object.freeze({
@@ -498,6 +501,37 @@ export const OPERATIONS = Object.freeze({
   },
   "network.clear_routes": {
     pageChanging: true,
+    params: {
+      tab_id: {"type": ["integer"], "required": false},
+    },
+  },
+  "tab.pdf": {
+    pageChanging: false,
+    params: {
+      landscape: {"type": ["boolean"], "required": false},
+      print_background: {"type": ["boolean"], "required": false},
+      scale: {"type": ["number"], "required": false},
+      paper_width: {"type": ["number"], "required": false},
+      paper_height: {"type": ["number"], "required": false},
+      margin_top: {"type": ["number"], "required": false},
+      margin_right: {"type": ["number"], "required": false},
+      margin_bottom: {"type": ["number"], "required": false},
+      margin_left: {"type": ["number"], "required": false},
+      page_ranges: {"type": ["string"], "required": false},
+      header_template: {"type": ["string"], "required": false},
+      footer_template: {"type": ["string"], "required": false},
+      prefer_css_page_size: {"type": ["boolean"], "required": false},
+      tab_id: {"type": ["integer"], "required": false},
+    },
+  },
+  "tab.archive": {
+    pageChanging: false,
+    params: {
+      tab_id: {"type": ["integer"], "required": false},
+    },
+  },
+  "page.performance": {
+    pageChanging: false,
     params: {
       tab_id: {"type": ["integer"], "required": false},
     },

@@ -25,8 +25,10 @@ from tests.support.waiting import until
 
 
 class PlainChromium:
-    def __init__(self, profile: Path) -> None:
+    def __init__(self, profile: Path, *, headless: bool = True) -> None:
         self.profile = profile
+        self.headless = headless
+        """False: a window on $DISPLAY (an X server such as Xvfb), as the person's Chrome has."""
         self.process: asyncio.subprocess.Process | None = None
         self._http: aiohttp.ClientSession | None = None
         self._ws: aiohttp.ClientWebSocketResponse | None = None
@@ -39,7 +41,7 @@ class PlainChromium:
         self.profile.mkdir(parents=True, exist_ok=True)
         args = [
             find_browser(),
-            "--headless=new",
+            *(["--headless=new"] if self.headless else []),
             "--no-sandbox",
             f"--user-data-dir={self.profile}",
             "--remote-debugging-port=0",

@@ -10,9 +10,12 @@ from tabpilot.engine import (
     emulation,
     generate,
     handoffs,
+    har,
     interact,
     observe,
     page_actions,
+    performance,
+    printing,
     reading,
     routes,
     scrape,
@@ -50,6 +53,9 @@ def build_registry() -> Registry:
         checks,
         emulation,
         routes,
+        printing,
+        har,
+        performance,
     ):
         registry.extend(module.COMMANDS)
     return registry

@@ -353,6 +353,28 @@ OPERATIONS: tuple[Operation, ...] = (
         page_changing=True,
         summary="remove every route of the tab",
     ),
+    Operation(
+        "tab.pdf",
+        (
+            _p("landscape", "boolean"),
+            _p("print_background", "boolean"),
+            _p("scale", "number"),
+            _p("paper_width", "number"),
+            _p("paper_height", "number"),
+            _p("margin_top", "number"),
+            _p("margin_right", "number"),
+            _p("margin_bottom", "number"),
+            _p("margin_left", "number"),
+            _p("page_ranges", "string"),
+            _p("header_template", "string"),
+            _p("footer_template", "string"),
+            _p("prefer_css_page_size", "boolean"),
+            TAB_ID,
+        ),
+        summary="the page printed as a PDF (sizes in inches)",
+    ),
+    Operation("tab.archive", (TAB_ID,), summary="the page and its resources as one MHTML document"),
+    Operation("page.performance", (TAB_ID,), summary="navigation and paint timings, Web Vitals, resources"),
 )
 
 BY_NAME: dict[str, Operation] = {op.name: op for op in OPERATIONS}
