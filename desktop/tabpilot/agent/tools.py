@@ -19,11 +19,12 @@ TOOL_PURPOSE = {
 }
 MAX_TOOLS_BYTES = 8 * 1024
 """What tools/list may cost an agent in every conversation, however many modes there are."""
-FULL, SHARED_NOTES, TYPES_ONLY, TYPED_TERSE, NAMES_ONLY, TERSE = 5, 4, 3, 2, 1, 0
+FULL, SHARED_NOTES, TYPES_ONLY, TYPED_TERSE, BARE_TERSE, NAMES_ONLY, TERSE = 6, 5, 4, 3, 2, 1, 0
 """How much the tools carry (build_tools picks the most that fits): every parameter's note, the notes all
 modes share, the parameters' names and types; then the same without each mode's one-line summary (the
-modes named with what they require); then the parameters only as named in the mode lines; then those
-lines in one."""
+modes named with what they require); then each parameter with its type alone (no limits, no choices: the
+app still checks them, and invalid_params names them); then the parameters only as named in the mode
+lines; then those lines in one."""
 MAX_LISTED_MODES = 2
 """A parameter note shared by more modes than this is shown without their names."""
 HELP_NOTE = 'Any mode\'s parameters and an example: observe {"what":"help","mode":"<tool>.<mode>"}.'
@@ -114,6 +115,8 @@ def input_schema(tool: str, commands: list[AnyCommand], detail: int = FULL) -> d
             props[name].pop("description", None)
         elif detail == SHARED_NOTES:
             props[name]["description"] = params[0][1].doc
+    if detail == BARE_TERSE:
+        props = {k: (v if k in (key, SUB_DISCRIMINATOR) else {"type": v["type"]}) for k, v in props.items()}
     if detail <= NAMES_ONLY:
         # Only the modes: each mode's parameters come from the help mode and from invalid_params answers.
         props = {k: v for k, v in props.items() if k in (key, SUB_DISCRIMINATOR)}
@@ -125,7 +128,7 @@ def build_tools(registry: Registry, budget: int = MAX_TOOLS_BYTES) -> list[types
     """The four tools as compact as the budget needs: every mode is always named with its required
     parameters; parameter notes, then the modes' summaries, then the parameters themselves give way as
     the surface grows (the help mode has them all)."""
-    for detail in (FULL, SHARED_NOTES, TYPES_ONLY, TYPED_TERSE, NAMES_ONLY, TERSE):
+    for detail in (FULL, SHARED_NOTES, TYPES_ONLY, TYPED_TERSE, BARE_TERSE, NAMES_ONLY, TERSE):
         tools = _tools(registry, detail)
         if size_of(tools) <= budget:
             break
@@ -145,7 +148,11 @@ def _tools(registry: Registry, detail: int) -> list[types.Tool]:
         if not commands:
             continue
         modes = _mode_lines(registry, tool)
-        if detail in (TYPED_TERSE, TERSE):  # each mode named, with what it requires; its summary in the help
+        if detail in (
+            TYPED_TERSE,
+            BARE_TERSE,
+            TERSE,
+        ):  # each mode named, with what it requires; its summary in the help
             modes = ["Modes: " + ", ".join(line.split(": ", 1)[0] for line in modes) + ". " + HELP_NOTE]
         lines = [TOOL_PURPOSE[tool], *modes]
         if tool == "interact":
