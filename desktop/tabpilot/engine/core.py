@@ -53,8 +53,6 @@ class EngineConfig:
     """Rate limiting: the pause between workflow steps unless a request says otherwise."""
     redact_selectors: tuple[str, ...] = DEFAULT_REDACT
     approval_wait_ms: int = DEFAULT_APPROVAL_WAIT_MS
-    page_library: Callable[[], str] | None = None
-    """The extension's in-page code, for scripts generated from workflows (read by the app)."""
     tray_runs_saved_workflows: bool = True
     """A person can run saved workflows from the tray menu without prompts (the tray app; not `serve`)."""
     uploads_dir: Path | None = None

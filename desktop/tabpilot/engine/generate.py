@@ -7,9 +7,11 @@ from dataclasses import dataclass
 from typing import Any, Literal, TypedDict
 
 from tabpilot.engine.args import Args, TabArgs, arg
+from tabpilot.engine.artifacts import safe_stem, write_artifact
 from tabpilot.engine.commands import Cli, Command
 from tabpilot.engine.context import CommandContext
 from tabpilot.engine.errors import TabpilotError
+from tabpilot.engine.workflows import Workflow
 
 ATTACHMENTS = "_attachments"
 """Binary payloads (base64) that adapters deliver as MCP image/resource content, not inside the JSON."""
@@ -27,6 +29,11 @@ class WorkflowIdArgs(Args):
     workflow_id: str = arg("a saved workflow's id")
 
 
+@dataclass(frozen=True, kw_only=True)
+class WorkflowArtifactArgs(WorkflowIdArgs):
+    path: str | None = arg("file name under the artifacts folder (default <workflow_id>.py)", default=None)
+
+
 class Screenshot(TypedDict):
     width: int
     height: int
@@ -35,10 +42,13 @@ class Screenshot(TypedDict):
 
 
 class Script(TypedDict):
+    code: str
+    """The script: Playwright's own API, nothing of the extension pasted in."""
+    path: str
+    """Where it was written, under the home's artifacts folder."""
     workflow_id: str
-    filename: str
     language: Literal["python"]
-    script: str
+    size_bytes: int
 
 
 async def _screenshot(ctx: CommandContext, a: ScreenshotArgs) -> dict[str, Any]:
@@ -53,29 +63,35 @@ async def _screenshot(ctx: CommandContext, a: ScreenshotArgs) -> dict[str, Any]:
     }
 
 
-async def _playwright_script(ctx: CommandContext, a: WorkflowIdArgs) -> Script:
+async def _playwright_script(ctx: CommandContext, a: WorkflowArtifactArgs) -> Script:
     from tabpilot.engine.codegen import playwright_script
 
+    entry = saved_workflow(ctx, a.workflow_id)
+    config = ctx.engine.config
+    code = playwright_script(entry, redact=config.redact_selectors)
+    data = code.encode("utf-8")
+    path = write_artifact(ctx, a.path or f"{safe_stem(entry.workflow_id)}.py", data, kind="script", suffix="py")
+    return {
+        "code": code,
+        "path": str(path),
+        "workflow_id": entry.workflow_id,
+        "language": "python",
+        "size_bytes": len(data),
+    }
+
+
+def saved_workflow(ctx: CommandContext, workflow_id: str) -> Workflow:
     store = ctx.engine.workflows
-    entry = store.get(a.workflow_id) if store is not None else None
+    entry = store.get(workflow_id) if store is not None else None
     if entry is None:
         raise TabpilotError(
             "workflow_not_found",
-            f"No saved workflow has the id '{a.workflow_id}'; observe {{what:'workflows'}} lists them.",
-            workflow_id=a.workflow_id,
+            f"No saved workflow has the id '{workflow_id}'; observe {{what:'workflows'}} lists them.",
+            workflow_id=workflow_id,
         )
     if entry.workflow is None:
         raise TabpilotError("invalid_params", f"{entry.file} is not a valid workflow: {entry.error}")
-    library = ctx.engine.config.page_library
-    if library is None:
-        raise TabpilotError("not_supported", "This Tabpilot cannot find its in-page code to put in a script.")
-    script = playwright_script(entry.workflow, library(), step_delay_ms=ctx.engine.config.step_delay_ms)
-    return {
-        "workflow_id": entry.workflow_id,
-        "filename": f"{entry.workflow_id}.py",
-        "language": "python",
-        "script": script,
-    }
+    return entry.workflow
 
 
 COMMANDS: list[Command[Any]] = [
@@ -98,14 +114,19 @@ COMMANDS: list[Command[Any]] = [
         "read",
         "a saved workflow as a Playwright Python script",
         _playwright_script,
-        WorkflowIdArgs,
+        WorkflowArtifactArgs,
         returns=Script,
-        notes="A runnable Playwright (Python) script doing the same steps and printing the rows.",
+        notes="A runnable Playwright (Python) script doing the same steps and printing the rows as JSON, as a "
+        "person would write it: Playwright's locators and waits, one small in-page reader for extraction "
+        "(redaction kept: passwords and [data-sensitive] read as [REDACTED]), {{param}} from --param and "
+        "{{secret:NAME}} from the OS keyring (never written into the file). Written under the artifacts folder "
+        "(`path` replaces a file of that name there).",
         example_result={
+            "code": "#!/usr/bin/env python3\n...",
+            "path": "/home/me/.local/share/tabpilot/artifacts/wf-news-20260101.py",
             "workflow_id": "wf-news-20260101",
-            "filename": "wf-news-20260101.py",
             "language": "python",
-            "script": "#!/usr/bin/env python3\n...",
+            "size_bytes": 2412,
         },
     ),
 ]
