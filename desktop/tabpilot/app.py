@@ -101,6 +101,7 @@ class App:
                 upload_folders=tuple(Path(f).expanduser() for f in self.settings.upload_folders),
                 downloads_dir=paths.downloads_dir,
                 artifacts_dir=paths.artifacts_dir,
+                describe_elements=True,
             ),
             secrets=self.secrets,
             workflows=self.workflows,

@@ -33,6 +33,7 @@ from tabpilot.engine.ports import (
     SystemClock,
     WorkflowStore,
 )
+from tabpilot.engine.recorder import Recorder
 from tabpilot.engine.redact import redact_params, typed_param_names, without_file_contents
 from tabpilot.engine.tab_owners import PERSON, Session, TabOwners
 from tabpilot.engine.workflows import origin_of
@@ -63,6 +64,9 @@ class EngineConfig:
     """Where `interact download` saves (None: downloads are not supported)."""
     artifacts_dir: Path | None = None
     """Where `generate` writes its files (engine/artifacts.py; None: only inline answers)."""
+    describe_elements: bool = False
+    """Ask the page, alongside each agent's page action, how Playwright's locators name its element
+    (engine/recorder.py: generate playwright_test). The app does; a bare engine records CSS selectors."""
 
 
 PILOT_OFF_MESSAGE = (
@@ -112,6 +116,8 @@ class Engine:
         self.browser_ready = asyncio.Event()
         self.tab_owners = TabOwners()
         """Which agent session owns which tab (each agent its own tabs)."""
+        self.recorder = Recorder()
+        """What each agent session did to its pages (generate playwright_test)."""
         self._tasks: set[asyncio.Task[None]] = set()
 
     # -- the one entry point for agents (MCP, CLI) ---------------------------------------------------
@@ -270,7 +276,7 @@ class Engine:
             job.progressed.subscribe(self._progress_events(started, job))
             job.set_status("running")
             trace.mark("handler_start")
-            result = await command.run(CommandContext(self, job, agent, session=caller), params)
+            result = await self.recorder.run(command, CommandContext(self, job, agent, session=caller), params)
             trace.mark("handler_done")
             job.finish(result)
             if not started.site:

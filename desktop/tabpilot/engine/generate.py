@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import base64
 from dataclasses import dataclass
-from typing import Any, Literal, TypedDict
+from typing import Any, Literal, NotRequired, TypedDict
 
 from tabpilot.engine.args import Args, TabArgs, arg
 from tabpilot.engine.artifacts import safe_stem, write_artifact
@@ -94,6 +94,49 @@ def saved_workflow(ctx: CommandContext, workflow_id: str) -> Workflow:
     return entry.workflow
 
 
+@dataclass(frozen=True, kw_only=True)
+class TestArgs(Args):
+    workflow_id: str | None = arg("a saved workflow instead of this session's actions", default=None)
+    name: str | None = arg("what the test is about (its function's name)", default=None)
+    path: str | None = arg("file name under the artifacts folder (default test_<name>.py)", default=None)
+
+
+class GeneratedTest(TypedDict):
+    path: str
+    """The test file, under the home's artifacts folder."""
+    actions: int
+    """How many recorded actions and checks (or workflow steps) it replays."""
+    code: str
+    note: NotRequired[str]
+    """When the record was cut (it keeps a session's last actions) or is empty."""
+
+
+async def _playwright_test(ctx: CommandContext, a: TestArgs) -> GeneratedTest:
+    from tabpilot.engine.recorder import MAX_ACTIONS
+    from tabpilot.engine.testgen import playwright_test, test_name, workflow_entries
+
+    note = ""
+    name: str | None = a.name
+    if a.workflow_id is not None:
+        workflow = saved_workflow(ctx, a.workflow_id)
+        entries, dropped = workflow_entries(workflow), 0
+        name = name or workflow.name
+        source = f"the Tabpilot workflow {workflow.workflow_id}"
+    else:
+        entries, dropped = ctx.engine.recorder.entries(ctx.session.key)
+        source = f"what an agent did in Tabpilot ({ctx.session.label})"
+        if not entries:
+            note = "This session has done nothing on a page yet: act first (interact navigate, click, fill, ...)."
+        elif dropped:
+            note = f"The record keeps a session's last {MAX_ACTIONS} actions; the {dropped} before were cut."
+    code = playwright_test(entries, name=name, source=source, dropped=dropped)
+    path = write_artifact(ctx, a.path or f"{test_name(name)}.py", code.encode("utf-8"), kind="test", suffix="py")
+    answer: GeneratedTest = {"path": str(path), "actions": len(entries), "code": code}
+    if note:
+        answer["note"] = note
+    return answer
+
+
 COMMANDS: list[Command[Any]] = [
     Command(
         "generate",
@@ -127,6 +170,26 @@ COMMANDS: list[Command[Any]] = [
             "workflow_id": "wf-news-20260101",
             "language": "python",
             "size_bytes": 2412,
+        },
+    ),
+    Command(
+        "generate",
+        "playwright_test",
+        "read",
+        "this session's actions as a pytest-playwright test",
+        _playwright_test,
+        TestArgs,
+        returns=GeneratedTest,
+        notes="The page actions this agent session did (navigate, click, fill, select, check, press, waits) and "
+        "what it checked (observe assert, an element's text it read, rows it extracted), as a runnable "
+        "pytest-playwright file: stable locators (role and name, label, text before CSS, as the page named the "
+        "element when it was acted on), `expect` where the session waited or checked, `wait_for_url` where an "
+        "action navigated. A password typed in plain becomes an environment variable, {{secret:NAME}} a keyring "
+        "lookup. `workflow_id`: a saved workflow's steps instead. Written under the artifacts folder.",
+        example_result={
+            "path": "/home/me/.local/share/tabpilot/artifacts/test_sign_in_and_search.py",
+            "actions": 7,
+            "code": "from playwright.sync_api import Page, expect\n...",
         },
     ),
 ]

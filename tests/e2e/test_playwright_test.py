@@ -1,0 +1,104 @@
+"""generate playwright_test: an agent's session on the fixture catalog (sign in, search, open a result),
+recorded through the real MCP client, the real extension and Chromium, becomes a pytest-playwright file
+that passes when run with pytest against the site — and fails once the site's search is broken."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.e2e.conftest import E2E
+from tests.support.mcp_stdio import StdioMcp
+from tests.support.site import FixtureSite
+
+pytestmark = [pytest.mark.e2e, E2E]
+
+PASSWORD = FixtureSite.USERS["alice"]
+
+
+async def run_pytest(test_file: Path, folder: Path) -> tuple[int, str]:
+    """The generated file run as a person would: pytest with pytest-playwright, Debian's Chromium."""
+    env = {
+        **os.environ,
+        "TABPILOT_BROWSER": os.environ.get("TABPILOT_BROWSER", "/usr/bin/chromium"),
+        "PASSWORD": PASSWORD,
+    }
+    env.pop("PYTEST_ADDOPTS", None)
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "pytest",
+        str(test_file),
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        "--rootdir",
+        str(folder),
+        cwd=folder,
+        env=env,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT,
+    )
+    out, _ = await asyncio.wait_for(proc.communicate(), 120)
+    return proc.returncode or 0, out.decode(errors="replace")
+
+
+def ref_of(snapshot: str, line_start: str) -> str:
+    line = next(line for line in snapshot.splitlines() if line.strip().startswith(line_start))
+    found = re.search(r"@e\d+", line)
+    assert found, line
+    return found.group()
+
+
+async def test_a_recorded_session_becomes_a_test_that_passes_and_fails_when_the_site_breaks(
+    mcp: StdioMcp, tab: Any, pilot_on: None, site: FixtureSite, tmp_path: Path
+) -> None:
+    await mcp.ok("interact", {"action": "navigate", "url": site.url("/catalog/login")})
+    await mcp.ok("interact", {"action": "fill", "selector": "#user", "value": "alice"})
+    await mcp.ok("interact", {"action": "fill", "selector": "#password", "value": PASSWORD})
+    snapshot = (await mcp.ok("observe", {"what": "snapshot", "interactive_only": True}))["snapshot"]
+    signed_in = await mcp.ok("interact", {"action": "click", "selector": ref_of(snapshot, '- button "Sign in"')})
+    assert signed_in["navigation"]["url"] == site.url("/catalog")
+    await mcp.ok("interact", {"action": "fill", "selector": "#q", "value": "hobbit"})
+    await mcp.ok("interact", {"action": "press", "key": "Enter", "selector": "#q"})
+    await mcp.ok("interact", {"action": "wait_for", "text": "1 found"})
+    await mcp.ok("interact", {"action": "click", "selector": "#results li a"})
+    seen = await mcp.ok("observe", {"what": "text", "selector": "h1"})
+    assert seen["text"] == "The Hobbit"
+
+    generated = await mcp.ok("generate", {"type": "playwright_test", "name": "sign in, search and open a result"})
+    code = generated["code"]
+    test_file = Path(generated["path"])
+    assert test_file.read_text(encoding="utf-8") == code and test_file.name == "test_sign_in_search_and_open_a_result.py"
+    assert generated["actions"] == 9
+    # Stable locators, as a person writes them, computed in the page when the agent acted (a ref included).
+    assert 'page.get_by_label("Username").fill("alice")' in code
+    assert 'page.get_by_label("Password").fill(os.environ["PASSWORD"])' in code
+    assert 'page.get_by_role("button", name="Sign in").click()' in code
+    assert 'page.wait_for_url(f"{BASE_URL}/catalog")' in code
+    assert 'page.get_by_label("Search books").press("Enter")' in code
+    assert 'expect(page.get_by_text("1 found").first).to_be_visible()' in code
+    assert 'page.get_by_role("link", name="The Hobbit").click()' in code
+    assert 'expect(page.get_by_role("heading", name="The Hobbit")).to_have_text("The Hobbit")' in code
+    # The password typed in plain is nowhere in the file, and nothing of the extension is.
+    assert PASSWORD not in code and "__tabpilot" not in code
+
+    folder = tmp_path / "run"
+    folder.mkdir()
+    passed, output = await run_pytest(test_file, folder)
+    assert passed == 0, output[-3000:]
+    assert "1 passed" in output
+
+    site.catalog_broken = True  # the search finds nothing now: the result link never comes
+    try:
+        failed, output = await run_pytest(test_file, folder)
+    finally:
+        site.catalog_broken = False
+    assert failed != 0, output[-3000:]
+    assert "1 failed" in output and "1 found" in output
