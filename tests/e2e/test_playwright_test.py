@@ -75,7 +75,8 @@ async def test_a_recorded_session_becomes_a_test_that_passes_and_fails_when_the_
     generated = await mcp.ok("generate", {"type": "playwright_test", "name": "sign in, search and open a result"})
     code = generated["code"]
     test_file = Path(generated["path"])
-    assert test_file.read_text(encoding="utf-8") == code and test_file.name == "test_sign_in_search_and_open_a_result.py"
+    assert test_file.read_text(encoding="utf-8") == code
+    assert test_file.name == "test_sign_in_search_and_open_a_result.py"
     assert generated["actions"] == 9
     # Stable locators, as a person writes them, computed in the page when the agent acted (a ref included).
     assert 'page.get_by_label("Username").fill("alice")' in code

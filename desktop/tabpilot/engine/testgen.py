@@ -23,7 +23,7 @@ _JS_REGEX = re.compile(r"^/(.*)/([a-z]*)$", re.S)
 
 
 @dataclass
-class Test:
+class Output:
     base: str = ""
     """The recorded site's origin: BASE_URL's default."""
     env: set[str] = field(default_factory=set)
@@ -51,12 +51,12 @@ class Test:
         return f"re.compile({py(re.escape(text) if escape else text)}{flags})"
 
 
-def _element(entry: dict[str, Any], t: Test, key: str = "locator") -> str:
+def _element(entry: dict[str, Any], t: Output, key: str = "locator") -> str:
     locator = entry.get(key) or {}
     return locator_code(locator, frame_scope(entry.get("frame")))
 
 
-def _matcher(check: dict[str, Any], t: Test) -> str:
+def _matcher(check: dict[str, Any], t: Output) -> str:
     """expected / contains / pattern (a JavaScript /regex/flags or a bare one) as expect's argument."""
     ignore = bool(check.get("ignore_case"))
     if "pattern" in check:
@@ -81,7 +81,7 @@ STATE_EXPECTS = {
 COUNT_OPS = {"ne": "!=", "gt": ">", "gte": ">=", "lt": "<", "lte": "<="}
 
 
-def _check_lines(item: dict[str, Any], frame: str | None, t: Test) -> list[str]:
+def _check_lines(item: dict[str, Any], frame: str | None, t: Output) -> list[str]:
     check = item["check"]
     kind = check.get("type")
     scope = frame_scope(frame)
@@ -111,7 +111,7 @@ def _check_lines(item: dict[str, Any], frame: str | None, t: Test) -> list[str]:
     return [f"# a {kind} check this generator does not know: {py(check)}"]
 
 
-def _wait_lines(entry: dict[str, Any], t: Test) -> list[str]:
+def _wait_lines(entry: dict[str, Any], t: Output) -> list[str]:
     if entry.get("locator"):
         state = entry.get("state", "visible")
         verb = {"visible": "to_be_visible()", "hidden": "to_be_hidden()", "attached": "to_be_attached()"}
@@ -131,7 +131,7 @@ def _wait_lines(entry: dict[str, Any], t: Test) -> list[str]:
     return [f"page.wait_for_load_state({py(entry.get('load_state', 'load'))})"]
 
 
-def _text_lines(entry: dict[str, Any], t: Test) -> list[str]:
+def _text_lines(entry: dict[str, Any], t: Output) -> list[str]:
     text = " ".join(str(entry["text"]).split())
     lines = [line.strip() for line in str(entry["text"]).splitlines() if line.strip()]
     if "\n" not in str(entry["text"]).strip() and len(text) <= 120:
@@ -139,7 +139,7 @@ def _text_lines(entry: dict[str, Any], t: Test) -> list[str]:
     return [f"expect({_element(entry, t)}).to_contain_text({py(lines[0][:80])})"]
 
 
-def _rows_lines(entry: dict[str, Any], t: Test) -> list[str]:
+def _rows_lines(entry: dict[str, Any], t: Output) -> list[str]:
     scope = frame_scope(entry.get("frame"))
     rows = f"{scope}.locator({py(str(entry['selector']))})"
     lines = []
@@ -152,7 +152,7 @@ def _rows_lines(entry: dict[str, Any], t: Test) -> list[str]:
     return lines
 
 
-def _action_lines(entry: dict[str, Any], t: Test) -> list[str]:
+def _action_lines(entry: dict[str, Any], t: Output) -> list[str]:
     kind = entry["kind"]
     locator = entry.get("locator") or {}
     if locator.get("by") == "ref":
@@ -185,7 +185,7 @@ def _action_lines(entry: dict[str, Any], t: Test) -> list[str]:
     return [f"{element}.{kind}()"]  # check, uncheck, hover, focus
 
 
-def entry_lines(entry: dict[str, Any], t: Test) -> list[str]:
+def entry_lines(entry: dict[str, Any], t: Output) -> list[str]:
     kind = entry["kind"]
     if kind == "navigate":
         return [f"page.goto({t.url(str(entry['url']))})"]
@@ -218,7 +218,7 @@ def playwright_test(entries: list[dict[str, Any]], *, name: str | None = None, s
     """The pytest file for `entries` (see the module's doc); `source` says where they came from."""
     first_url = next((str(e["url"]) for e in entries if e["kind"] == "navigate"), "")
     parts = urlsplit(first_url)
-    t = Test(base=f"{parts.scheme}://{parts.netloc}" if parts.scheme in ("http", "https") else "")
+    t = Output(base=f"{parts.scheme}://{parts.netloc}" if parts.scheme in ("http", "https") else "")
     body: list[str] = []
     if dropped:
         body.append(f"# The record kept only the session's last {len(entries)} actions ({dropped} before were cut).")
