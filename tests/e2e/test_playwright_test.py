@@ -5,14 +5,19 @@ that passes when run with pytest against the site — and fails once the site's 
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import re
 import sys
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+import keyring
 import pytest
+import pytest_asyncio
 
+from tabpilot.vault.keyring_store import SECRETS_SERVICE
 from tests.e2e.conftest import E2E
 from tests.support.mcp_stdio import StdioMcp
 from tests.support.site import FixtureSite
@@ -20,6 +25,13 @@ from tests.support.site import FixtureSite
 pytestmark = [pytest.mark.e2e, E2E]
 
 PASSWORD = FixtureSite.USERS["alice"]
+
+
+@pytest_asyncio.fixture(autouse=True, loop_scope="session")
+async def signed_out(tab: Any) -> AsyncIterator[None]:
+    """These tests sign in to the fixture site: the shared browser is signed out again after each."""
+    yield
+    await tab.context.clear_cookies()
 
 
 async def run_pytest(test_file: Path, folder: Path) -> tuple[int, str]:
@@ -103,3 +115,55 @@ async def test_a_recorded_session_becomes_a_test_that_passes_and_fails_when_the_
         site.catalog_broken = False
     assert failed != 0, output[-3000:]
     assert "1 failed" in output and "1 found" in output
+
+
+async def test_a_ten_step_workflow_exports_as_a_small_script_that_signs_in_with_the_keyring_and_reads_the_rows(
+    mcp: StdioMcp, tab: Any, pilot_on: None, site: FixtureSite, e2e_home: Path
+) -> None:
+    keyring.set_password(SECRETS_SERVICE, "catalog_password", PASSWORD)
+    steps = [
+        {"type": "navigate", "url": site.url("/catalog/login")},
+        {"type": "fill", "selector": "#user", "value": "{{user}}"},
+        {"type": "fill", "selector": "#password", "value": "{{secret:catalog_password}}"},
+        {"type": "click", "selector": "button[type=submit]", "description": "sign in"},
+        {"type": "wait_for", "url": "**/catalog"},
+        {"type": "fill", "selector": "#q", "value": "{{query}}"},
+        {"type": "press", "key": "Enter", "selector": "#q"},
+        {"type": "wait_for", "text": "found"},
+        {"type": "wait", "selector": "#results li"},
+        {"type": "extract", "selector": "#results li", "schema": {"title": "a", "link": "a | attr:href"}},
+    ]
+    recorded = await mcp.ok(
+        "interact",
+        {
+            "action": "scrape",
+            "operation": "workflow",
+            "name": "find a book",
+            "steps": steps,
+            "params": {"user": "alice", "query": "hobbit"},
+            "record": True,
+            "step_delay_ms": 0,
+        },
+    )
+    assert recorded["data"] == [{"title": "The Hobbit", "link": "/catalog/item/hobbit"}]
+
+    generated = await mcp.ok("generate", {"type": "playwright_script", "workflow_id": recorded["workflow_id"]})
+    code = generated["code"]
+    assert generated["size_bytes"] == len(code.encode()) <= 10_000
+    assert "__tabpilot" not in code and "add_init_script" not in code and PASSWORD not in code
+    assert 'page.locator("#password").fill(secret("catalog_password"))' in code
+
+    # Run as a person would, with another query: the rows the app would read for it.
+    env = {**os.environ, "TABPILOT_BROWSER": os.environ.get("TABPILOT_BROWSER", "/usr/bin/chromium")}
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable,
+        generated["path"],
+        "--param",
+        "query=dune",
+        env=env,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    out, err = await asyncio.wait_for(proc.communicate(), 120)
+    assert proc.returncode == 0, err.decode()[-2000:]
+    assert json.loads(out) == [{"title": "Dune", "link": "/catalog/item/dune"}]

@@ -9,6 +9,7 @@ Only the helpers a workflow needs are written: a plain 10-step workflow stays we
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -34,7 +35,7 @@ class Script:
     def timeout(self, step: dict[str, Any], default: int) -> str:
         """`, timeout=N` when the step waits longer or shorter than the script's default."""
         ms = step.get("timeout_ms")
-        return "" if ms is None or ms == default else f", timeout={int(ms) * self.timeout_factor}"
+        return "" if ms is None or ms == default else f", timeout={int(ms) * self.timeout_factor:_}"
 
     def value(self, text: str) -> str:
         if uses_secrets(text):
@@ -128,10 +129,21 @@ def _wait_for(step: dict[str, Any], scope: str, s: Script) -> list[str]:
         wait = f"wait_for({s.timeout(step, ELEMENT_TIMEOUT_MS)[2:]})"
         return [f"{scope}.get_by_text({s.value(step['text'])}).first.{wait}"]
     if step.get("url") is not None:
-        s.helpers.add("url_pattern")
-        return [f"page.wait_for_url(url_pattern({py(step['url'])}){s.timeout(step, ELEMENT_TIMEOUT_MS)})"]
+        return [f"page.wait_for_url({_url_pattern(str(step['url']), s)}{s.timeout(step, ELEMENT_TIMEOUT_MS)})"]
     state = "networkidle" if step.get("network_idle") else "load"
     return [f"page.wait_for_load_state({py(state)})"]
+
+
+def _url_pattern(pattern: str, s: Script) -> str:
+    """Tabpilot's URL patterns in Playwright's terms: a glob (* and **) is one already; /regex/ and a
+    substring of the URL become a regular expression."""
+    if len(pattern) > 2 and pattern.startswith("/") and pattern.rfind("/") > 0:
+        s.helpers.add("re")
+        return f"re.compile({py(pattern[1 : pattern.rfind('/')])})"
+    if "*" in pattern or "?" in pattern:
+        return py(pattern)
+    s.helpers.add("re")
+    return f"re.compile({py(re.escape(pattern))})"
 
 
 def _history(method: str) -> Emit:
@@ -226,13 +238,6 @@ def frame_of(page: Page, frame: str) -> Frame:
     if found is None:
         raise RuntimeError(f"no frame matches {frame!r}")
     return found
-''',
-    "url_pattern": '''
-def url_pattern(pattern: str) -> str | re.Pattern[str] | Callable[[str], bool]:
-    """Tabpilot's URL patterns: /regex/, a glob with * and ** (Playwright's own), or a substring."""
-    if len(pattern) > 2 and pattern.startswith("/") and pattern.rfind("/") > 0:
-        return re.compile(pattern[1 : pattern.rfind("/")])
-    return pattern if "*" in pattern or "?" in pattern else lambda url: pattern in url
 ''',
     "dismiss_overlays": '''
 def dismiss_overlays(page: Page) -> None:
@@ -364,7 +369,7 @@ def next_page(page: Page | Frame, rows_selector: str, paginate: dict) -> bool:
     return True
 ''',
 }
-HELPER_ORDER = ("secret", "frame_of", "url_pattern", "dismiss_overlays", "extract", "convert", "next_page")
+HELPER_ORDER = ("secret", "frame_of", "dismiss_overlays", "extract", "convert", "next_page")
 
 
 # -- the steps --------------------------------------------------------------------------------------
@@ -426,14 +431,14 @@ def playwright_script(workflow: Workflow, *, redact: tuple[str, ...] = DEFAULT_R
     body = _block(workflow.steps, "    ", s, guard, "")
     texts = [str(v) for step in walk_steps(workflow.steps) for v in step.values() if isinstance(v, str)]
     has_params = any(uses_params(t) for t in texts)
-    helpers = [HELPERS[name] for name in HELPER_ORDER if name in s.helpers]
+    helpers = [HELPERS[name] for name in HELPER_ORDER if name in s.helpers]  # "re" is an import only
     if guard:
         helpers.append(_tolerated(recovery.on_timeout, recovery.on_failure))
     filename = f"{workflow.workflow_id}.py"
     origin = f", recorded on {workflow.origin}" if workflow.origin else ""
     keyring = " keyring" if "secret" in s.helpers else ""
     usage = f"python {filename}{' [--param NAME=VALUE ...]' if has_params else ''} [--headed] [--out rows.json]"
-    needs_re = bool(s.helpers & {"frame_of", "url_pattern", "dismiss_overlays", "convert"})
+    needs_re = bool(s.helpers & {"re", "frame_of", "dismiss_overlays", "convert"})
     sync_api = ["Error", "Page", "sync_playwright"]
     if "frame_of" in s.helpers or "extract" in s.helpers:
         sync_api.insert(1, "Frame")
@@ -442,7 +447,7 @@ def playwright_script(workflow: Workflow, *, redact: tuple[str, ...] = DEFAULT_R
     if guard and recovery.on_timeout in ("skip", "abort"):
         sync_api.append("TimeoutError as PlaywrightTimeout")
     imports = ["argparse", "json", "os"] + (["re"] if needs_re else []) + ["sys"]
-    typing_imports = [name for name, used in (("Callable", "url_pattern" in s.helpers), ("Iterator", guard)) if used]
+    typing_imports = ["Iterator"] if guard else []
     head = [
         "#!/usr/bin/env python3",
         f'"""{workflow.name}: the Tabpilot workflow {workflow.workflow_id} as a Playwright script{origin}.',
@@ -471,8 +476,8 @@ def playwright_script(workflow: Workflow, *, redact: tuple[str, ...] = DEFAULT_R
     if s.timeout_factor != 1:
         timeouts.append(f"    # error_recovery retry_step: each step may wait {s.timeout_factor} times its timeout")
     timeouts += [
-        f"    page.set_default_timeout({ELEMENT_TIMEOUT_MS * s.timeout_factor})",
-        f"    page.set_default_navigation_timeout({NAVIGATION_TIMEOUT_MS * s.timeout_factor})",
+        f"    page.set_default_timeout({ELEMENT_TIMEOUT_MS * s.timeout_factor:_})",
+        f"    page.set_default_navigation_timeout({NAVIGATION_TIMEOUT_MS * s.timeout_factor:_})",
     ]
     run = [f"def run({run_args}) -> None:", *timeouts, *body]
     parts = ["\n".join(head), *helpers, "\n".join(run), _main(workflow, has_params)]

@@ -45,6 +45,7 @@ def test_a_ten_step_workflow_is_a_small_readable_script_with_nothing_of_the_exte
     assert "    # sign in\n" in code
     assert 'page.locator("#sort").select_option(label="Price")' in code
     assert 'page.locator("#in-stock").check()' in code
+    assert 'page.wait_for_url("**/account")' in code
     assert 'FIELDS_1 = {"title": ("a", "text"), "link": ("a", "attr:href"), "price": (".price", "number")' in code
     assert 'rows += extract(page, "#results li", FIELDS_1, paginate=' in code
     # Redaction as the app does it, and the secret's value nowhere (it comes from the keyring when run).
@@ -67,14 +68,14 @@ def test_error_recovery_skip_and_continue_become_a_guard_around_each_step() -> N
     code = playwright_script(workflow([{"type": "click", "selector": "#go"}], error_recovery=recovery))
     assert 'with tolerated("step 0 (click)"):\n        page.locator("#go").click()' in code
     assert "except PlaywrightTimeout:" in code and "except Error as exc:" in code
-    assert "page.set_default_timeout(10000)" in code
+    assert "page.set_default_timeout(10_000)" in code
     compile(code, "wf.py", "exec")
 
 
 def test_retry_step_waits_longer_instead_of_looping() -> None:
     code = playwright_script(workflow([{"type": "click", "selector": "#go", "timeout_ms": 2000}]))
-    assert "page.set_default_timeout(30000)" in code  # 10 s, tried 3 times
-    assert 'page.locator("#go").click(timeout=6000)' in code
+    assert "page.set_default_timeout(30_000)" in code  # 10 s, tried 3 times
+    assert 'page.locator("#go").click(timeout=6_000)' in code
 
 
 def test_a_param_inside_text_is_an_f_string() -> None:
@@ -99,3 +100,18 @@ def test_the_scripts_numbers_read_as_the_apps(text: str, number: float | None) -
     scope: dict[str, Any] = {}
     exec("import re\n" + HELPERS["convert"], scope)
     assert scope["to_number"](text) == number
+
+
+@pytest.mark.parametrize(
+    ("url", "call"),
+    [
+        ("**/cart", 'page.wait_for_url("**/cart")'),
+        ("/cart", 'page.wait_for_url(re.compile("/cart"))'),
+        ("/\\/item\\/\\d+/", 'page.wait_for_url(re.compile("\\\\/item\\\\/\\\\d+"))'),
+    ],
+)
+def test_tabpilots_url_patterns_are_playwrights(url: str, call: str) -> None:
+    code = playwright_script(workflow([{"type": "wait_for", "url": url}]))
+    assert call in code
+    assert ("\nimport re\n" in code) == ("re.compile" in call)
+    compile(code, "wf.py", "exec")
