@@ -601,7 +601,8 @@
     if (label && label.length <= MAX_LOCATOR_TEXT) {
       tries.push([{ by: "label", label }, (x) => FORM_TAGS.has(x.localName) && lower(labelText(x)).includes(lower(label)), (x) => clean(labelText(x)) === label]);
     }
-    if (role && name && !TRANSPARENT.has(role)) {
+    if (role && name && !TRANSPARENT.has(role) && role !== "iframe") {
+      // ("iframe" is the snapshot's word for a frame, not an ARIA role Playwright knows.)
       const same = (x) => roleOf(x) === role && !ariaHidden(x);
       tries.push([{ by: "role", role, name }, (x) => same(x) && lower(nameOf(x, role)).includes(lower(name)), (x) => same(x) && nameOf(x, role) === name]);
     }
@@ -612,9 +613,13 @@
     }
     const text = FORM_TAGS.has(el.localName) ? "" : ownText(el);
     if (text) {
-      // textContent first: cheap, and only the elements around the text go on to ownText.
+      // As Playwright's text matching: an element whose text matches and none of whose children's does.
+      // textContent first: cheap, and only the elements around the text go on to textFrom.
       const near = (x) => !SKIP.has(x.localName) && lower(x.textContent || "").includes(lower(text));
-      tries.push([{ by: "text", text }, (x) => near(x) && lower(ownText(x)).includes(lower(text)), (x) => near(x) && ownText(x) === text]);
+      const loose = (t) => lower(t).includes(lower(text));
+      const exact = (t) => t === text;
+      const matches = (test) => (x) => near(x) && test(textFrom(x)) && !Array.from(x.children).some((c) => test(textFrom(c)));
+      tries.push([{ by: "text", text }, matches(loose), matches(exact)]);
     }
     const testId = el.getAttribute("data-testid");
     if (testId) tries.push([{ by: "test_id", test_id: testId }, (x) => x.getAttribute("data-testid") === testId, null]);

@@ -167,3 +167,21 @@ async def test_a_ten_step_workflow_exports_as_a_small_script_that_signs_in_with_
     out, err = await asyncio.wait_for(proc.communicate(), 120)
     assert proc.returncode == 0, err.decode()[-2000:]
     assert json.loads(out) == [{"title": "Dune", "link": "/catalog/item/dune"}]
+
+
+async def test_actions_in_a_cross_origin_frame_are_scoped_to_its_iframe_and_replay(
+    mcp: StdioMcp, tab: Any, pilot_on: None, site: FixtureSite, tmp_path: Path
+) -> None:
+    await mcp.ok("interact", {"action": "navigate", "url": site.url("/frames.html")})
+    await mcp.ok("interact", {"action": "click", "selector": "#pay", "frame": "#cross"})
+    seen = await mcp.ok("observe", {"what": "text", "selector": "#paid", "frame": "#cross"})
+    assert seen["text"] == "paid=1"
+    generated = await mcp.ok("generate", {"type": "playwright_test", "name": "pay in the frame"})
+    code = generated["code"]
+    frame = 'page.locator("#cross").content_frame'
+    assert f'{frame}.get_by_role("button", name="Pay now").click()' in code
+    assert f'expect({frame}.get_by_text("paid=1")).to_have_text("paid=1")' in code
+    folder = tmp_path / "run"
+    folder.mkdir()
+    passed, output = await run_pytest(Path(generated["path"]), folder)
+    assert passed == 0, output[-3000:]

@@ -111,6 +111,17 @@ def locator_code(loc: dict[str, Any], scope: str = "page") -> str:
     return f"{code}.first" if loc.get("first") else code
 
 
-def frame_scope(frame: str | None) -> str:
-    """Where a step in `frame` (an <iframe>'s CSS selector) finds its elements."""
-    return f"page.frame_locator({py(frame)})" if frame else "page"
+def frame_scope(frame: str | dict[str, Any] | None) -> str:
+    """Where a step in `frame` finds its elements: an <iframe>'s CSS selector (a workflow's), or what the
+    recorder found — the <iframe>'s locator, a frame's name or URL pattern."""
+    if not frame:
+        return "page"
+    if isinstance(frame, str):
+        return f"page.frame_locator({py(frame)})"
+    if isinstance(frame.get("locator"), dict):
+        return f"{locator_code(frame['locator'])}.content_frame"
+    if "name" in frame:
+        return f"page.frame(name={py(frame['name'])})"
+    if "url" in frame:
+        return f"page.frame(url={py(str(frame['url']))})"
+    return "page"  # a frame ref (@f12) nobody could describe: the top document is the best guess

@@ -59,6 +59,9 @@ class SessionRecord:
 
 
 Describe = Callable[[str, int], Coroutine[Any, Any, dict[str, Any] | None]]
+"""(selector, how long to wait for it) → the page's description of its element, None when there is none."""
+Where = dict[str, Any] | None
+"""A recorded call's frame (recorder._frame); None: the top document."""
 
 
 class Recorder:
@@ -88,6 +91,10 @@ class Recorder:
             return await command.run(ctx, params)
         describe = _describer(ctx, params)
         early: dict[str, asyncio.Task[dict[str, Any] | None]] = {}
+        frame, in_top = params.get("frame"), _describer(ctx, params, top=True)
+        if isinstance(frame, str) and frame and in_top is not None:
+            # The <iframe> itself, in the top document: the test scopes to it (a name or URL pattern fails here).
+            early["frame"] = asyncio.create_task(in_top(frame, 0))
         if command.mode in DESCRIBED_ACTIONS and command.tool == "interact" and describe is not None:
             for key in ("selector", "target"):
                 if isinstance(params.get(key), str) and params[key]:
@@ -123,11 +130,12 @@ def _wait_ms(params: dict[str, Any]) -> int:
     return int(timeout) if isinstance(timeout, int) else 10_000
 
 
-def _describer(ctx: CommandContext, params: dict[str, Any]) -> Describe | None:
-    """Asks the page for an element's locator; None when this engine does not (EngineConfig.describe_elements)."""
+def _describer(ctx: CommandContext, params: dict[str, Any], *, top: bool = False) -> Describe | None:
+    """Asks the page for an element's locator (in the call's frame, or with `top` the top document); None
+    when this engine does not (EngineConfig.describe_elements)."""
     if not ctx.engine.config.describe_elements:
         return None
-    where = {k: params[k] for k in ("tab_id", "frame") if params.get(k) is not None}
+    where = {k: params[k] for k in ("tab_id", "frame") if params.get(k) is not None and not (top and k == "frame")}
     redact = list(ctx.engine.config.redact_selectors)
 
     async def describe(selector: str, wait_ms: int) -> dict[str, Any] | None:
@@ -147,6 +155,17 @@ async def _late(task: asyncio.Task[dict[str, Any] | None]) -> dict[str, Any] | N
         task.cancel()
         return None
     return None if task.cancelled() or task.exception() is not None else task.result()
+
+
+def _frame(frame: Any, described: dict[str, Any] | None) -> Where:
+    """Where a call's `frame` is, as the test finds it: its <iframe> element, else a frame's name or URL."""
+    if not isinstance(frame, str) or not frame:
+        return None
+    if described and isinstance(described.get("locator"), dict):
+        return {"locator": described["locator"]}
+    if frame.startswith("@"):
+        return {"ref": frame}
+    return {"url": frame} if any(c in frame for c in "/*:?") else {"name": frame}
 
 
 def _locator(selector: str, described: dict[str, Any] | None) -> dict[str, Any]:
@@ -178,7 +197,7 @@ async def _entry(
     ctx: CommandContext,
 ) -> dict[str, Any] | None:
     mode = command.mode
-    frame = params.get("frame") if isinstance(params.get("frame"), str) else None
+    frame = _frame(params.get("frame"), described.get("frame"))
     if command.tool == "observe":
         return await _check_entry(mode, params, result, describe, frame)
     if mode in NOTED:
@@ -217,7 +236,7 @@ async def _entry(
     return entry
 
 
-async def _wait_entry(params: dict[str, Any], describe: Describe | None, frame: str | None) -> dict[str, Any] | None:
+async def _wait_entry(params: dict[str, Any], describe: Describe | None, frame: Where) -> dict[str, Any] | None:
     selector = params.get("selector")
     if isinstance(selector, str) and selector:
         state = params.get("state") or "visible"
@@ -230,7 +249,7 @@ async def _wait_entry(params: dict[str, Any], describe: Describe | None, frame: 
 
 
 async def _check_entry(
-    mode: str, params: dict[str, Any], result: dict[str, Any], describe: Describe | None, frame: str | None
+    mode: str, params: dict[str, Any], result: dict[str, Any], describe: Describe | None, frame: Where
 ) -> dict[str, Any] | None:
     if mode == "text":
         text = result.get("text")
@@ -252,7 +271,7 @@ async def _check_entry(
     return {"kind": "expect", "checks": checks, "frame": frame} if checks else None
 
 
-def _rows_entry(params: dict[str, Any], result: dict[str, Any], frame: str | None) -> dict[str, Any] | None:
+def _rows_entry(params: dict[str, Any], result: dict[str, Any], frame: Where) -> dict[str, Any] | None:
     from tabpilot.engine.extract_spec import parse_schema
 
     rows = result.get("data")

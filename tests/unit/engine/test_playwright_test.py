@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tabpilot.engine.args import FrameArgs, arg
+from tabpilot.engine.commands import Command, Registry
+from tabpilot.engine.context import CommandContext
 from tabpilot.engine.core import Engine, EngineConfig
 from tabpilot.engine.recorder import MAX_ACTIONS, Recorder
 from tabpilot.engine.testgen import Output, entry_lines, playwright_test
@@ -152,3 +156,47 @@ async def test_a_saved_workflow_becomes_a_test(make_engine: EngineFactory, tmp_p
     assert 'page.goto(f"{BASE_URL}/search?q=lamps")' in made["code"]
     assert 'expect(page.locator("#results li").first).to_be_visible()' in made["code"]
     compile(made["code"], "t.py", "exec")
+
+
+@dataclass(frozen=True, kw_only=True)
+class AssertArgs(FrameArgs):
+    checks: list[dict[str, Any]] = arg("checks")
+
+
+async def _asserted(ctx: CommandContext, a: AssertArgs) -> dict[str, Any]:
+    """observe assert as the checks helper answers it: each check passes unless its selector says 'missing'."""
+    results = [{"index": i, "pass": "missing" not in str(c.get("selector"))} for i, c in enumerate(a.checks)]
+    return {"passed": all(r["pass"] for r in results), "results": results}
+
+
+async def test_the_checks_of_observe_assert_become_expects(
+    registry: Registry, recording: Engine, browser: FakeBrowser
+) -> None:
+    registry.extend([Command("observe", "assert", "read", "checks", _asserted, AssertArgs)])
+    browser.queue("dom.describe", described({"by": "text", "text": "Total: 3"}, tag="p"))
+    checks = [
+        {"type": "text", "selector": "#total", "contains": "3"},
+        {"type": "visible", "selector": "#missing"},
+        {"type": "url", "pattern": "/cart$/"},
+    ]
+    await recording.call("observe", {"what": "assert", "checks": checks}, session="s")
+    code = (await recording.call("generate", {"type": "playwright_test"}, session="s"))["code"]
+    assert 'expect(page.get_by_text("Total: 3")).to_contain_text("3")' in code
+    assert "# checked, but it did not hold when recorded: " in code and "#missing" in code
+    assert 'expect(page).to_have_url(re.compile("cart$"))' in code and "\nimport re\n" in code
+    compile(code, "t.py", "exec")
+
+
+async def test_an_action_in_a_frame_is_scoped_to_that_frames_iframe(recording: Engine, browser: FakeBrowser) -> None:
+    browser.queue(
+        "dom.describe",
+        described({"by": "css", "css": "#checkout", "first": False}, tag="iframe"),  # the frame, in the top
+        described({"by": "role", "role": "button", "name": "Pay"}, tag="button"),  # the button, in the frame
+    )
+    await recording.call("interact", {"action": "click", "selector": "#pay", "frame": "#checkout"}, session="s")
+    asked = [c.params for c in browser.calls if c.op == "dom.describe"]
+    assert {"selector": "#checkout"}.items() <= asked[0].items() and "frame" not in asked[0]
+    assert asked[1]["frame"] == "#checkout"
+    code = (await recording.call("generate", {"type": "playwright_test"}, session="s"))["code"]
+    frame = 'page.locator("#checkout").content_frame'
+    assert f'{frame}.get_by_role("button", name="Pay").click()' in code
