@@ -82,9 +82,6 @@ class Recorder:
         while len(self._sessions) > MAX_SESSIONS:
             self._sessions.popitem(last=False)
 
-    def clear(self, session_key: str) -> None:
-        self._sessions.pop(session_key, None)
-
     async def run(self, command: AnyCommand, ctx: CommandContext, params: dict[str, Any]) -> dict[str, Any]:
         """Run `command` and keep what it did, when it is an agent's page action or check."""
         if ctx.session.key == PERSON or not _recordable(command, params):

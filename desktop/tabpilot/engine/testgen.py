@@ -15,7 +15,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from tabpilot.engine.extract_spec import parse_schema
-from tabpilot.engine.pycode import css_locator, frame_scope, locator_code, py, value_expr
+from tabpilot.engine.pycode import css_locator, frame_scope, locator_code, py, uses_secrets, value_expr
 from tabpilot.engine.workflows import PLACEHOLDER, Workflow
 
 _NOT_IDENTIFIER = re.compile(r"[^a-z0-9_]+")
@@ -33,7 +33,8 @@ class Output:
     def url(self, url: str) -> str:
         if self.base and (url == self.base or url.startswith(self.base + "/")):
             rest = url[len(self.base) :]
-            return f'f"{{BASE_URL}}{py(rest)[1:-1]}"' if rest else "BASE_URL"
+            inside = py(rest)[1:-1].replace("{", "{{").replace("}", "}}")
+            return f'f"{{BASE_URL}}{inside}"' if rest else "BASE_URL"
         return py(url)
 
     def value(self, typed: dict[str, Any]) -> str:
@@ -41,7 +42,7 @@ class Output:
             self.env.add(str(typed["env"]))
             return f"os.environ[{py(typed['env'])}]"
         text = str(typed.get("text", ""))
-        if "{{secret:" in text.replace(" ", ""):
+        if uses_secrets(text):
             self.secrets = True
         return value_expr(text)
 

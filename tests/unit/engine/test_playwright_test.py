@@ -200,3 +200,25 @@ async def test_an_action_in_a_frame_is_scoped_to_that_frames_iframe(recording: E
     code = (await recording.call("generate", {"type": "playwright_test"}, session="s"))["code"]
     frame = 'page.locator("#checkout").content_frame'
     assert f'{frame}.get_by_role("button", name="Pay").click()' in code
+
+
+def test_extracted_rows_become_a_count_and_the_first_rows_text() -> None:
+    from tabpilot.engine.recorder import _rows_entry
+
+    params = {"selector": "#results li", "schema": {"title": "a", "price": ".price | number", "who": "b | text"}}
+    rows = [{"title": "Dune", "price": 9.5, "who": "[REDACTED]"}, {"title": "Emma", "price": 7, "who": "x"}]
+    entry = _rows_entry(params, {"data": rows, "metadata": {}}, None)
+    assert entry is not None
+    assert entry_lines(entry, Output()) == [
+        'expect(page.locator("#results li")).to_have_count(2)',
+        'expect(page.locator("#results li").first.locator("a").first).to_have_text("Dune")',
+    ]
+    paged = _rows_entry({**params, "options": {"paginate": {"next_selector": "a.next"}}}, {"data": rows}, None)
+    assert paged is not None and paged["count"] is None  # rows of several pages: no count on one page
+
+
+def test_addresses_on_the_recorded_site_start_with_base_url() -> None:
+    out = Output(base="https://a.test")
+    assert out.url("https://a.test") == "BASE_URL"
+    assert out.url("https://a.test/q?x={1}") == 'f"{BASE_URL}/q?x={{1}}"'
+    assert out.url("https://b.test/") == '"https://b.test/"'
