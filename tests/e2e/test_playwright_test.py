@@ -17,6 +17,7 @@ import keyring
 import pytest
 import pytest_asyncio
 
+from tabpilot.app import App
 from tabpilot.vault.keyring_store import SECRETS_SERVICE
 from tests.e2e.conftest import E2E
 from tests.support.mcp_stdio import StdioMcp
@@ -25,6 +26,15 @@ from tests.support.site import FixtureSite
 pytestmark = [pytest.mark.e2e, E2E]
 
 PASSWORD = FixtureSite.USERS["alice"]
+
+
+@pytest_asyncio.fixture(loop_scope="session")
+async def agent(e2e_app: App, e2e_home: Path) -> AsyncIterator[StdioMcp]:
+    """An agent session of its own (a new MCP client): what it records starts empty."""
+    client = StdioMcp({"TABPILOT_HOME": str(e2e_home)})
+    await client.start()
+    yield client
+    await client.close()
 
 
 @pytest_asyncio.fixture(autouse=True, loop_scope="session")
@@ -69,22 +79,22 @@ def ref_of(snapshot: str, line_start: str) -> str:
 
 
 async def test_a_recorded_session_becomes_a_test_that_passes_and_fails_when_the_site_breaks(
-    mcp: StdioMcp, tab: Any, pilot_on: None, site: FixtureSite, tmp_path: Path
+    agent: StdioMcp, tab: Any, pilot_on: None, site: FixtureSite, tmp_path: Path
 ) -> None:
-    await mcp.ok("interact", {"action": "navigate", "url": site.url("/catalog/login")})
-    await mcp.ok("interact", {"action": "fill", "selector": "#user", "value": "alice"})
-    await mcp.ok("interact", {"action": "fill", "selector": "#password", "value": PASSWORD})
-    snapshot = (await mcp.ok("observe", {"what": "snapshot", "interactive_only": True}))["snapshot"]
-    signed_in = await mcp.ok("interact", {"action": "click", "selector": ref_of(snapshot, '- button "Sign in"')})
+    await agent.ok("interact", {"action": "navigate", "url": site.url("/catalog/login")})
+    await agent.ok("interact", {"action": "fill", "selector": "#user", "value": "alice"})
+    await agent.ok("interact", {"action": "fill", "selector": "#password", "value": PASSWORD})
+    snapshot = (await agent.ok("observe", {"what": "snapshot", "interactive_only": True}))["snapshot"]
+    signed_in = await agent.ok("interact", {"action": "click", "selector": ref_of(snapshot, '- button "Sign in"')})
     assert signed_in["navigation"]["url"] == site.url("/catalog")
-    await mcp.ok("interact", {"action": "fill", "selector": "#q", "value": "hobbit"})
-    await mcp.ok("interact", {"action": "press", "key": "Enter", "selector": "#q"})
-    await mcp.ok("interact", {"action": "wait_for", "text": "1 found"})
-    await mcp.ok("interact", {"action": "click", "selector": "#results li a"})
-    seen = await mcp.ok("observe", {"what": "text", "selector": "h1"})
+    await agent.ok("interact", {"action": "fill", "selector": "#q", "value": "hobbit"})
+    await agent.ok("interact", {"action": "press", "key": "Enter", "selector": "#q"})
+    await agent.ok("interact", {"action": "wait_for", "text": "1 found"})
+    await agent.ok("interact", {"action": "click", "selector": "#results li a"})
+    seen = await agent.ok("observe", {"what": "text", "selector": "h1"})
     assert seen["text"] == "The Hobbit"
 
-    generated = await mcp.ok("generate", {"type": "playwright_test", "name": "sign in, search and open a result"})
+    generated = await agent.ok("generate", {"type": "playwright_test", "name": "sign in, search and open a result"})
     code = generated["code"]
     test_file = Path(generated["path"])
     assert test_file.read_text(encoding="utf-8") == code
@@ -170,17 +180,48 @@ async def test_a_ten_step_workflow_exports_as_a_small_script_that_signs_in_with_
 
 
 async def test_actions_in_a_cross_origin_frame_are_scoped_to_its_iframe_and_replay(
-    mcp: StdioMcp, tab: Any, pilot_on: None, site: FixtureSite, tmp_path: Path
+    agent: StdioMcp, tab: Any, pilot_on: None, site: FixtureSite, tmp_path: Path
 ) -> None:
-    await mcp.ok("interact", {"action": "navigate", "url": site.url("/frames.html")})
-    await mcp.ok("interact", {"action": "click", "selector": "#pay", "frame": "#cross"})
-    seen = await mcp.ok("observe", {"what": "text", "selector": "#paid", "frame": "#cross"})
+    await agent.ok("interact", {"action": "navigate", "url": site.url("/frames.html")})
+    await agent.ok("interact", {"action": "click", "selector": "#pay", "frame": "#cross"})
+    seen = await agent.ok("observe", {"what": "text", "selector": "#paid", "frame": "#cross"})
     assert seen["text"] == "paid=1"
-    generated = await mcp.ok("generate", {"type": "playwright_test", "name": "pay in the frame"})
+    generated = await agent.ok("generate", {"type": "playwright_test", "name": "pay in the frame"})
     code = generated["code"]
     frame = 'page.locator("#cross").content_frame'
     assert f'{frame}.get_by_role("button", name="Pay now").click()' in code
     assert f'expect({frame}.get_by_text("paid=1")).to_have_text("paid=1")' in code
+    folder = tmp_path / "run"
+    folder.mkdir()
+    passed, output = await run_pytest(Path(generated["path"]), folder)
+    assert passed == 0, output[-3000:]
+
+
+async def test_the_checks_an_agent_made_become_expects_that_pass(
+    agent: StdioMcp, tab: Any, pilot_on: None, site: FixtureSite, tmp_path: Path
+) -> None:
+    await agent.ok("interact", {"action": "navigate", "url": site.url("/catalog/login")})
+    checks = [
+        {"type": "visible", "selector": "#user"},
+        {"type": "text", "selector": "h1", "expected": "Sign in to the catalog"},
+        {"type": "count", "selector": "input", "expected": 3},
+        {"type": "url", "contains": "/catalog/login"},
+        {"type": "title", "expected": "Catalog: sign in"},
+    ]
+    checked = await agent.call("observe", {"what": "assert", "checks": checks})
+    if (
+        checked.is_error
+        and "assert" in json.dumps(checked.structured_content)
+        and "what" in json.dumps(checked.structured_content)
+    ):
+        pytest.skip("observe assert (the checks helper's command) is not in this build")
+    assert not checked.is_error and checked.structured_content["passed"] is True, checked.structured_content
+    generated = await agent.ok("generate", {"type": "playwright_test", "name": "the sign-in page"})
+    code = generated["code"]
+    assert 'expect(page.get_by_label("Username")).to_be_visible()' in code
+    assert 'expect(page.get_by_role("heading", name="Sign in to the catalog")).to_have_text(' in code
+    assert 'expect(page.locator("input")).to_have_count(3)' in code
+    assert 'expect(page).to_have_title("Catalog: sign in")' in code
     folder = tmp_path / "run"
     folder.mkdir()
     passed, output = await run_pytest(Path(generated["path"]), folder)
