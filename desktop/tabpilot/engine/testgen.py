@@ -44,7 +44,9 @@ class Output:
         text = str(typed.get("text", ""))
         if uses_secrets(text):
             self.secrets = True
-        return value_expr(text)
+        # A workflow's {{name}} without a default: the test reads it from the environment.
+        self.env |= {m.group(2) for m in PLACEHOLDER.finditer(text) if not m.group(1)}
+        return value_expr(text, params="os.environ")
 
     def pattern(self, text: str, *, ignore_case: bool = False, escape: bool = False) -> str:
         self.regex = True
@@ -239,7 +241,8 @@ def playwright_test(entries: list[dict[str, Any]], *, name: str | None = None, s
     if t.base:
         doc.append(f"BASE_URL (default {t.base}) points it at another copy of the site.")
     if t.env:
-        doc.append(f"Typed in plain when recorded, so read from the environment: {', '.join(sorted(t.env))}.")
+        # Passwords typed in plain when recorded, a workflow's {{name}} without a default.
+        doc.append(f"Set these in the environment, the test reads them from there: {', '.join(sorted(t.env))}.")
     if t.secrets:
         doc.append('{{secret:NAME}} values come from the OS keyring (service "tabpilot"); none is written here.')
     doc.append('"""')

@@ -228,3 +228,18 @@ def test_addresses_on_the_recorded_site_start_with_base_url() -> None:
     assert out.url("https://a.test") == "BASE_URL"
     assert out.url("https://a.test/q?x={1}") == 'f"{BASE_URL}/q?x={{1}}"'
     assert out.url("https://b.test/") == '"https://b.test/"'
+
+
+def test_a_workflow_param_without_a_default_is_read_from_the_environment() -> None:
+    from tabpilot.engine.testgen import workflow_entries
+
+    workflow = Workflow(
+        workflow_id="wf-q",
+        name="q",
+        params={"who": "ann"},
+        steps=[{"type": "fill", "selector": "#q", "value": "{{query}} by {{who}}"}],
+    )
+    code = playwright_test(workflow_entries(workflow), source="a workflow")
+    assert """page.locator("#q").fill(f"{os.environ['query']} by ann")""" in code
+    assert "the test reads them from there: query." in code
+    compile(code, "t.py", "exec")
