@@ -31,7 +31,7 @@ from tabpilot.engine.policy import ApprovalPolicy
 from tabpilot.engine.ports import ApprovalPort
 from tabpilot.engine.workflows import placeholders
 from tabpilot.paths import Paths
-from tabpilot.resources import extension_origin, page_library
+from tabpilot.resources import extension_origin
 from tabpilot.storage import statefile
 from tabpilot.storage.lock import InstanceLock
 from tabpilot.storage.settings import Settings
@@ -96,12 +96,12 @@ class App:
                 step_delay_ms=self.settings.step_delay_ms,
                 redact_selectors=tuple(self.settings.redact_selectors),
                 approval_wait_ms=self.settings.approval_wait_ms,
-                page_library=page_library,
                 tray_runs_saved_workflows=options.mode == "tray",
                 uploads_dir=paths.uploads_dir,
                 upload_folders=tuple(Path(f).expanduser() for f in self.settings.upload_folders),
                 downloads_dir=paths.downloads_dir,
                 artifacts_dir=paths.artifacts_dir,
+                describe_elements=True,
             ),
             secrets=self.secrets,
             workflows=self.workflows,

@@ -39,13 +39,5 @@ def extension_id() -> str:
     return "".join(chr(ord("a") + int(c, 16)) for c in digest)
 
 
-def page_library() -> str:
-    """The extension's content scripts, in manifest order: Tabpilot's in-page readers."""
-    folder = extension_dir()
-    manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
-    files = [f for block in manifest.get("content_scripts", []) for f in block.get("js", [])]
-    return "\n;\n".join((folder / f).read_text(encoding="utf-8") for f in files)
-
-
 def extension_origin() -> str:
     return f"chrome-extension://{extension_id()}"

@@ -138,6 +138,7 @@ export const OPS = {
   "a11y.audit": async (p, frameMs) => audit(await targetTab(p), p, frameMs),
   "dom.snapshot": onPage(snapshot),
   "dom.highlight": onPage(highlight),
+  "dom.describe": async (p) => toContent(await targetTab(p), "dom.describe", p),
   "dialogs.list": listDialogs,
   "dialog.handle": handleDialog,
   "handoff.start": startHandoff,

@@ -42,6 +42,7 @@
 /** @typedef {{what: string, selector?: string, max_bytes?: number, properties?: unknown[], redact?: unknown[], frame?: string, tab_id?: number}} PageReadParams a reading helper's answer (text, html, links, forms, markdown, ...) */
 /** @typedef {{interactive_only?: boolean, scope?: string, max_depth?: number, boxes?: boolean, redact?: unknown[], timeout_ms?: number, frame?: string, tab_id?: number}} DomSnapshotParams the accessibility tree as text with refs, frames included */
 /** @typedef {{selector: string, duration_ms?: number, timeout_ms?: number, frame?: string, tab_id?: number}} DomHighlightParams outline and label one element */
+/** @typedef {{selector: string, redact?: unknown[], timeout_ms?: number, frame?: string, tab_id?: number}} DomDescribeParams an element as Playwright's locators name it (role and name, label, text; CSS) */
 /** @typedef {{scope?: string, tags?: unknown[], include_passes?: boolean, redact?: unknown[], timeout_ms?: number, frame?: string, tab_id?: number}} A11yAuditParams axe-core in the page */
 /** @typedef {{tab_id?: number}} DialogsListParams open, armed and lately answered dialogs */
 /** @typedef {{accept: boolean, prompt_text?: string, tab_id?: number}} DialogHandleParams answer the tab's dialog, or arm the answer for its next one */
@@ -393,6 +394,16 @@ export const OPERATIONS = Object.freeze({
     params: {
       selector: {"type": ["string"], "required": true},
       duration_ms: {"type": ["integer"], "required": false},
+      timeout_ms: {"type": ["integer"], "required": false},
+      frame: {"type": ["string"], "required": false},
+      tab_id: {"type": ["integer"], "required": false},
+    },
+  },
+  "dom.describe": {
+    pageChanging: false,
+    params: {
+      selector: {"type": ["string"], "required": true},
+      redact: {"type": ["array"], "required": false},
       timeout_ms: {"type": ["integer"], "required": false},
       frame: {"type": ["string"], "required": false},
       tab_id: {"type": ["integer"], "required": false},

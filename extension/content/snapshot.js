@@ -576,6 +576,101 @@
     return { highlighted: true, selector: p.selector, bounds: bounds(el), duration_ms: durationMs, role: role || el.localName, name };
   }
 
-  Object.assign(tp.ops, { "dom.snapshot": domSnapshot, "dom.highlight": domHighlight, "dom.unhighlight": () => (unhighlight(), { cleared: true }) });
+  // -- describe: a stable locator for an element an agent acts on ---------------------------------
+  // For generate playwright_test (engine/recorder.py): the element as Playwright's locators would name
+  // it — role and accessible name, label, placeholder, text, test id — counted against the rest of the
+  // document as those locators match (case-insensitive substring, exact when that is what makes it
+  // one), so the generated test names exactly this element; CSS when nothing else is unique.
+
+  const FORM_TAGS = new Set(["input", "select", "textarea"]);
+  const MAX_LOCATOR_TEXT = 80;
+  const lower = (s) => clean(s).toLowerCase();
+
+  function ariaHidden(el) {
+    for (let n = el; n; n = n.parentElement) if (n.getAttribute?.("aria-hidden") === "true") return true;
+    return rendering(el) === "skip";
+  }
+
+  /** How many elements of `all` match `test`, stopping at 2 (only "one" matters). */
+  function count(all, test) {
+    let n = 0;
+    for (const x of all) if (test(x) && ++n > 1) break;
+    return n;
+  }
+
+  const labelText = (el) => (el.labels ? Array.from(el.labels, (l) => textFrom(l)).join(" ") : "");
+
+  /** The element's own text: its text when no child element holds all of it. */
+  function ownText(el) {
+    const text = textFrom(el);
+    if (!text || text.length > MAX_LOCATOR_TEXT) return "";
+    for (const child of el.children) if (textFrom(child) === text) return "";
+    return text;
+  }
+
+  function bestLocator(el, selector) {
+    const all = tp.lib.queryAll("*");
+    const role = roleOf(el);
+    let name = role && !TRANSPARENT.has(role) ? nameOf(el, role) : "";
+    if (name.endsWith("…")) name = name.slice(0, -1); // cut: its start still matches as a substring
+    const tries = [];
+    const label = FORM_TAGS.has(el.localName) ? clean(labelText(el)) : "";
+    if (label && label.length <= MAX_LOCATOR_TEXT) {
+      tries.push([{ by: "label", label }, (x) => FORM_TAGS.has(x.localName) && lower(labelText(x)).includes(lower(label)), (x) => clean(labelText(x)) === label]);
+    }
+    if (role && name && !TRANSPARENT.has(role) && role !== "iframe") {
+      // ("iframe" is the snapshot's word for a frame, not an ARIA role Playwright knows.)
+      const same = (x) => roleOf(x) === role && !ariaHidden(x);
+      tries.push([{ by: "role", role, name }, (x) => same(x) && lower(nameOf(x, role)).includes(lower(name)), (x) => same(x) && nameOf(x, role) === name]);
+    }
+    const placeholder = clean(el.getAttribute("placeholder") || "");
+    if (placeholder) {
+      const of = (x) => clean(x.getAttribute("placeholder") || "");
+      tries.push([{ by: "placeholder", placeholder }, (x) => lower(of(x)).includes(lower(placeholder)), (x) => of(x) === placeholder]);
+    }
+    const text = FORM_TAGS.has(el.localName) ? "" : ownText(el);
+    if (text) {
+      // As Playwright's text matching: an element whose text matches and none of whose children's does.
+      // textContent first: cheap, and only the elements around the text go on to textFrom.
+      const near = (x) => !SKIP.has(x.localName) && lower(x.textContent || "").includes(lower(text));
+      const loose = (t) => lower(t).includes(lower(text));
+      const exact = (t) => t === text;
+      const matches = (test) => (x) => near(x) && test(textFrom(x)) && !Array.from(x.children).some((c) => test(textFrom(c)));
+      tries.push([{ by: "text", text }, matches(loose), matches(exact)]);
+    }
+    const testId = el.getAttribute("data-testid");
+    if (testId) tries.push([{ by: "test_id", test_id: testId }, (x) => x.getAttribute("data-testid") === testId, null]);
+    for (const [locator, loose, exact] of tries) {
+      if (count(all, loose) === 1) return locator;
+      if (exact && count(all, exact) === 1) return { ...locator, exact: true };
+    }
+    // CSS: the agent's own selector when it names this element first, else a path to it.
+    const own = typeof selector === "string" && !selector.includes("@") ? selector : "";
+    if (own) {
+      const matches = tp.lib.queryAll(own);
+      if (matches[0] === el) return { by: "css", css: own, first: matches.length > 1 };
+    }
+    return { by: "css", css: tp.lib.cssPath(el), first: false };
+  }
+
+  async function domDescribe(p) {
+    const timeout = Math.max(0, Number(p.timeout_ms) || 0);
+    first(p.selector); // a bad selector or a stale ref fails now
+    const seen = await waitFor(() => {
+      const el = first(p.selector);
+      return el ? { ok: true, el } : { ok: false };
+    }, timeout);
+    if (!seen.ok) throw new PageError("element_not_found", `No element matches '${p.selector}'.`, { selector: p.selector });
+    const el = seen.el;
+    const red = redaction(p.redact);
+    const sensitive = el.localName === "input" && el.type === "password" ? true : red.any && isRedacted(el, red);
+    const described = { locator: bestLocator(el, p.selector), tag: el.localName, sensitive };
+    if (el.localName === "input") described.type = (el.getAttribute("type") || "text").toLowerCase();
+    const name = el.getAttribute("name") || el.id;
+    if (name) described.name = name;
+    return described;
+  }
+
+  Object.assign(tp.ops, { "dom.snapshot": domSnapshot, "dom.describe": domDescribe, "dom.highlight": domHighlight, "dom.unhighlight": () => (unhighlight(), { cleared: true }) });
   Object.assign(tp.lib, { FRAME_MARK });
 })();

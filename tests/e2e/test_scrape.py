@@ -420,7 +420,7 @@ async def test_export_import_delete(mcp: StdioMcp, pilot_on: None, site: Fixture
 
 
 async def test_the_exported_playwright_script_prints_the_same_rows(
-    mcp: StdioMcp, tab: Any, pilot_on: None, site: FixtureSite, tmp_path: Path
+    mcp: StdioMcp, tab: Any, pilot_on: None, site: FixtureSite, e2e_home: Path
 ) -> None:
     steps = [
         {"type": "navigate", "url": site.url("/table?page=1")},
@@ -434,8 +434,12 @@ async def test_the_exported_playwright_script_prints_the_same_rows(
     ]
     recorded = await mcp.ok("interact", scrape("workflow", name="export me", steps=steps, record=True, step_delay_ms=0))
     generated = await mcp.ok("generate", {"type": "playwright_script", "workflow_id": recorded["workflow_id"]})
-    script = tmp_path / generated["filename"]
-    script.write_text(generated["script"])
+    script = Path(generated["path"])
+    assert script.read_text(encoding="utf-8") == generated["code"]
+    assert script.parent == (e2e_home / "artifacts").resolve() and script.name == f"{recorded['workflow_id']}.py"
+    # Code a person would write: Playwright's own API, nothing of the extension pasted in.
+    assert "__tabpilot" not in generated["code"] and "add_init_script" not in generated["code"]
+    assert len(generated["code"].encode()) < 10_000
     env = {**os.environ, "TABPILOT_BROWSER": os.environ.get("TABPILOT_BROWSER", "/usr/bin/chromium")}
     proc = await asyncio.create_subprocess_exec(
         sys.executable, str(script), env=env, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE

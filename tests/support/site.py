@@ -32,6 +32,8 @@ class FixtureSite:
         """/state/login's HttpOnly cookie values → the user each signs in."""
         self.state_values: list[str] = []
         """Every secret value /state/login handed out (cookie, storages): for a test to search files for."""
+        self.catalog_broken = False
+        """A server switch: /api/catalog finds no books (a generated test of a search must then fail)."""
 
     def url(self, path: str = "/") -> str:
         return f"http://127.0.0.1:{self.port}{path}"
@@ -71,6 +73,11 @@ class FixtureSite:
         app.router.add_get("/ws/echo", self._ws_echo)
         app.router.add_get("/ws/sink", self._ws_sink)
         app.router.add_get("/injection/{label}/{name}.html", self._injection_page)
+        app.router.add_get("/catalog", self._catalog)
+        app.router.add_get("/catalog/login", self._catalog_login)
+        app.router.add_get("/catalog/search", self._catalog_search)
+        app.router.add_get("/catalog/item/{book}", self._catalog_item)
+        app.router.add_get("/api/catalog", self._api_catalog)
         app.router.add_get("/{name}.css", self._stylesheet)
         app.router.add_get("/{name}.html", self._page)
         self._runner = web.AppRunner(app, access_log=None)
@@ -186,6 +193,74 @@ class FixtureSite:
             f'<!doctype html><title>Account</title><h1 id="hello">Welcome, {html.escape(user)}</h1>'
             f'<table id="orders"><tbody>{orders}</tbody></table>'
         )
+        return web.Response(text=body, content_type="text/html")
+
+    # -- a small catalog behind a login: sign in, search (results come from an API a moment later), open one --
+
+    BOOKS = {
+        "hobbit": ("The Hobbit", "J. R. R. Tolkien"),
+        "dune": ("Dune", "Frank Herbert"),
+        "emma": ("Emma", "Jane Austen"),
+        "hamlet": ("Hamlet", "William Shakespeare"),
+    }
+
+    async def _catalog_login(self, request: web.Request) -> web.StreamResponse:
+        body = (
+            "<!doctype html><title>Catalog: sign in</title><h1>Sign in to the catalog</h1>"
+            '<form method="post" action="/session"><input type="hidden" name="next" value="/catalog">'
+            '<p><label for="user">Username</label> <input id="user" name="user" autocomplete="off"></p>'
+            '<p><label for="password">Password</label> <input id="password" name="password" type="password"></p>'
+            '<button type="submit">Sign in</button></form>'
+        )
+        return web.Response(text=body, content_type="text/html")
+
+    async def _catalog(self, request: web.Request) -> web.StreamResponse:
+        user = self._signed_in(request)
+        if user is None:
+            raise web.HTTPFound("/catalog/login")
+        body = (
+            f"<!doctype html><title>Catalog</title><h1>Catalog</h1><p id=who>Signed in as {html.escape(user)}</p>"
+            '<form role="search" action="/catalog/search"><label for="q">Search books</label> '
+            '<input id="q" name="q" type="search"> <button type="submit">Search</button></form>'
+        )
+        return web.Response(text=body, content_type="text/html")
+
+    async def _catalog_search(self, request: web.Request) -> web.StreamResponse:
+        """The results arrive from /api/catalog after a moment: a test has to wait for them."""
+        if self._signed_in(request) is None:
+            raise web.HTTPFound("/catalog/login")
+        body = (
+            "<!doctype html><title>Search results</title><h1>Results</h1><p id=status>Searching…</p>"
+            '<ul id="results"></ul><script>'
+            "const q = new URLSearchParams(location.search).get('q') || '';"
+            "setTimeout(async () => {"
+            "  const books = await (await fetch('/api/catalog?q=' + encodeURIComponent(q))).json();"
+            "  const list = document.getElementById('results');"
+            "  for (const b of books) {"
+            "    const li = document.createElement('li'); const a = document.createElement('a');"
+            "    a.href = '/catalog/item/' + b.id; a.textContent = b.title; li.append(a, ' by ' + b.author);"
+            "    list.append(li);"
+            "  }"
+            "  document.getElementById('status').textContent = books.length + ' found';"
+            "}, 300);</script>"
+        )
+        return web.Response(text=body, content_type="text/html")
+
+    async def _api_catalog(self, request: web.Request) -> web.StreamResponse:
+        q = request.query.get("q", "").strip().lower()
+        found = [
+            {"id": key, "title": title, "author": author}
+            for key, (title, author) in self.BOOKS.items()
+            if q and q in title.lower() and not self.catalog_broken
+        ]
+        return web.json_response(found)
+
+    async def _catalog_item(self, request: web.Request) -> web.StreamResponse:
+        book = self.BOOKS.get(request.match_info["book"])
+        if self._signed_in(request) is None or book is None:
+            raise web.HTTPNotFound()
+        title, author = (html.escape(part) for part in book)
+        body = f'<!doctype html><title>{title}</title><h1>{title}</h1><p class="author">{author}</p>'
         return web.Response(text=body, content_type="text/html")
 
     # -- a login that needs an HttpOnly cookie, localStorage and sessionStorage all at once --------------

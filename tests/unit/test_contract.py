@@ -59,8 +59,9 @@ def test_every_operation_a_command_names_exists_and_every_operation_is_used() ->
     registry = build_registry()
     named = {op for command in registry.all() for op in command.ops}
     assert named <= set(BY_NAME), named - set(BY_NAME)
-    # tab.crop is the approval prompt's (app.py), the rest are commands' or the runner's.
-    assert set(BY_NAME) - named <= {"tab.crop", "dom.count"}
+    # tab.crop is the approval prompt's (app.py), dom.describe the session recorder's (engine/recorder.py),
+    # the rest are commands' or the runner's.
+    assert set(BY_NAME) - named <= {"tab.crop", "dom.count", "dom.describe"}
 
 
 def test_a_request_the_extension_would_refuse_is_named() -> None:

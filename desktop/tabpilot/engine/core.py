@@ -33,6 +33,7 @@ from tabpilot.engine.ports import (
     SystemClock,
     WorkflowStore,
 )
+from tabpilot.engine.recorder import Recorder
 from tabpilot.engine.redact import redact_params, typed_param_names, without_file_contents
 from tabpilot.engine.tab_owners import PERSON, Session, TabOwners
 from tabpilot.engine.workflows import origin_of
@@ -55,8 +56,6 @@ class EngineConfig:
     """Rate limiting: the pause between workflow steps unless a request says otherwise."""
     redact_selectors: tuple[str, ...] = DEFAULT_REDACT
     approval_wait_ms: int = DEFAULT_APPROVAL_WAIT_MS
-    page_library: Callable[[], str] | None = None
-    """The extension's in-page code, for scripts generated from workflows (read by the app)."""
     tray_runs_saved_workflows: bool = True
     """A person can run saved workflows from the tray menu without prompts (the tray app; not `serve`)."""
     uploads_dir: Path | None = None
@@ -67,6 +66,9 @@ class EngineConfig:
     """Where `interact download` saves (None: downloads are not supported)."""
     artifacts_dir: Path | None = None
     """Where `generate` writes its files (engine/artifacts.py; None: only inline answers)."""
+    describe_elements: bool = False
+    """Ask the page, alongside each agent's page action, how Playwright's locators name its element
+    (engine/recorder.py: generate playwright_test). The app does; a bare engine records CSS selectors."""
 
 
 PILOT_OFF_MESSAGE = (
@@ -121,6 +123,8 @@ class Engine:
         showed, as an approval last looked them up: kept until the browser says a tab moved (an address, the
         tab in front, a window's focus, a tab opened or closed) or a command that may move one ends, so that
         back-to-back actions on one page do not each ask the browser again (a round trip per call)."""
+        self.recorder = Recorder()
+        """What each agent session did to its pages (generate playwright_test)."""
         self._tasks: set[asyncio.Task[None]] = set()
 
     # -- the one entry point for agents (MCP, CLI) ---------------------------------------------------
@@ -279,7 +283,7 @@ class Engine:
             job.progressed.subscribe(self._progress_events(started, job))
             job.set_status("running")
             trace.mark("handler_start")
-            result = await command.run(CommandContext(self, job, agent, session=caller), params)
+            result = await self.recorder.run(command, CommandContext(self, job, agent, session=caller), params)
             trace.mark("handler_done")
             job.finish(result)
             if not started.site:

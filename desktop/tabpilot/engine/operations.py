@@ -287,6 +287,11 @@ OPERATIONS: tuple[Operation, ...] = (
         summary="outline and label one element",
     ),
     Operation(
+        "dom.describe",
+        (SELECTOR, REDACT, TIMEOUT, FRAME, TAB_ID),
+        summary="an element as Playwright's locators name it (role and name, label, text; CSS)",
+    ),
+    Operation(
         "a11y.audit",
         (_p("scope", "string"), _p("tags", "array"), _p("include_passes", "boolean"), REDACT, TIMEOUT, FRAME, TAB_ID),
         summary="axe-core in the page",

@@ -162,9 +162,9 @@ def test_the_playwright_export_runs_a_step_in_its_frame() -> None:
             {"type": "click", "selector": "#top"},
         ],
     )
-    script = playwright_script(workflow, "/* library */")
-    assert "frame_of(page, 'pay').locator('#pay').first.click(" in script
-    assert "page.locator('#top').first.click(" in script
+    script = playwright_script(workflow)
+    assert 'frame_of(page, "pay").locator("#pay").click()' in script
+    assert 'page.locator("#top").click()' in script
     compile(script, "wf-1.py", "exec")
 
 
