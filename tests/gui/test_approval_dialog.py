@@ -20,10 +20,11 @@ from tests.support.fake_extension import FakeExtension
 from tests.support.waiting import until
 
 from tabpilot.app import App
+from tabpilot.engine.catalog import build_registry
 from tabpilot.engine.errors import TabpilotError
 from tabpilot.engine.policy import class_name
 from tabpilot.engine.ports import ApprovalDecision, ApprovalRequest
-from tabpilot.ui.approval_dialog import ApprovalDialogs
+from tabpilot.ui.approval_dialog import ApprovalDialogs, headline
 
 CLICKED = {"clicked": True, "changed": "no visible change"}
 """What the extension answers for a click that changed nothing visible."""
@@ -475,3 +476,12 @@ async def test_the_rule_buttons_say_exactly_what_they_allow(make_app: AppFactory
     )
     dialog.reject()
     await asyncio.wait_for(decide, 5)
+
+
+def test_every_command_that_asks_says_in_words_what_it_would_do() -> None:
+    """A person reads "wants to block this tab's requests matching patterns", not "run configure block_urls"."""
+    for command in build_registry().all():
+        if command.approval is None or (command.tool, command.mode) in (("interact", "upload"), ("interact", "scrape")):
+            continue
+        request = ApprovalRequest("corr-1", "agent", command.tool, command.mode, {}, steps=({"type": command.mode},))
+        assert f"run {command.tool} {command.mode}" not in headline(request), command.name

@@ -25,6 +25,7 @@ WINDOWS = (
     "approval-javascript",
     "approval-workflow",
     "approval-replay",
+    "approval-network",
     "menu-capture",
     "menu-invalid-workflow",
     "invalid-workflow-error",

@@ -233,6 +233,16 @@ async def main(qt_app: QApplication) -> int:
         if not go_on:
             return 0
 
+        # A mocked backend: the network class's prompt, header values never shown.
+        mock = {"action": "mock_route", "url": "**/api/orders*", "status": 200, "body": '{"orders": []}'}
+        call = loop.create_task(app.engine.call("configure", mock, agent=AGENT))
+        dialog = await prompt(dialogs)
+        go_on = await shown("approval-network", dialog)
+        dialog.reject()
+        await asyncio.gather(call, return_exceptions=True)
+        if not go_on:
+            return 0
+
         # The Capture menu, open beside the tray menu, with the tabs' titles in. (The denied workflows above
         # left a notification: out of the way first.)
         for balloon in [w for w in qt_app.topLevelWidgets() if w.isVisible() and w.inherits("QBalloonTip")]:

@@ -85,14 +85,22 @@ VERBS = {
     ("interact", "press"): "press a key",
     ("interact", "select"): "choose an option",
     ("interact", "execute_js"): "run JavaScript in the page",
-    ("interact", "load_state"): "restore a saved page state",
+    ("configure", "load_state"): "restore a saved browser state (cookies and storage) in this tab",
+    ("configure", "emulate_device"): "make this tab act as another device (screen, touch, user agent)",
+    ("configure", "set_viewport"): "change this tab's screen size",
+    ("configure", "set_user_agent"): "change the browser this tab says it is (user agent)",
+    ("configure", "set_headers"): "add headers to every request of this tab",
+    ("configure", "mock_route"): "answer this tab's requests matching a pattern with made-up responses",
+    ("configure", "block_urls"): "block this tab's requests matching patterns",
     ("interact", "check"): "check a checkbox",
     ("interact", "uncheck"): "uncheck a checkbox",
     ("interact", "hover"): "move the pointer over an element",
     ("interact", "focus"): "focus an element",
     ("interact", "drag"): "drag and drop an element",
     ("interact", "dismiss_overlays"): "close cookie banners and pop-ups",
+    ("interact", "handle_dialog"): "answer the page's dialog (alert, confirm, prompt)",
 }
+"""What each command that asks a person does, in words (upload and workflows are worded in headline())."""
 
 
 def headline(request: ApprovalRequest, name: str = "") -> str:
