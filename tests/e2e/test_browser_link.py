@@ -7,6 +7,7 @@ import asyncio
 import contextlib
 import json
 import os
+import shutil
 import signal
 import time
 from pathlib import Path
@@ -227,3 +228,31 @@ async def test_losing_the_extension_mid_workflow_keeps_the_data_of_completed_ste
         assert err.value.details["failed_step"] == "2"
     finally:
         await site.stop()
+
+
+async def test_an_updated_tabpilot_runs_its_new_extension_code_in_a_profile_that_ran_the_old(
+    make_app: AppFactory, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Chromium keeps an extension's service worker in the profile and runs it again while the manifest's
+    version is unchanged: after an update, the managed browser must still run the new code."""
+
+    def release(mark: str) -> Path:
+        copy = tmp_path / f"extension-{mark}"
+        shutil.copytree(extension_dir(), copy, ignore=shutil.ignore_patterns("node_modules"))
+        worker = copy / "background" / "service_worker.js"
+        worker.write_text(worker.read_text() + f'\nglobalThis.tabpilotRelease = "{mark}";\n')
+        return copy
+
+    async def running_release() -> str:
+        app = await make_app(browser="managed", headless=True, root=tmp_path / "home")
+        await until(lambda: app.link.connected, timeout=30, what="the managed browser to connect")
+        assert app.managed is not None
+        [worker] = [w for w in app.managed.context.service_workers if "service_worker.js" in w.url]
+        mark = str(await worker.evaluate("globalThis.tabpilotRelease"))
+        await app.stop()
+        return mark
+
+    monkeypatch.setenv("TABPILOT_EXTENSION_DIR", str(release("old")))
+    assert await running_release() == "old"
+    monkeypatch.setenv("TABPILOT_EXTENSION_DIR", str(release("new")))
+    assert await running_release() == "new"

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import logging
+import re
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -21,6 +22,13 @@ from tabpilot import trace
 from tabpilot.bridge.protocol import OPS, CommandMsg, Hello, encode
 from tabpilot.engine.errors import TabpilotError, coerce_code
 from tabpilot.observers import Observers
+
+OLDER_EXTENSION = re.compile(r"does not know the operation|: unknown parameter '")
+"""What an extension older than the app says of what the app asks (the app checked the request already)."""
+OLDER_EXTENSION_HINT = (
+    "This browser's Tabpilot extension is older than the app: reload it (chrome://extensions → Tabpilot → "
+    "reload), or restart Tabpilot for the browser it manages."
+)
 
 log = logging.getLogger("tabpilot.bridge")
 
@@ -301,9 +309,10 @@ class ExtensionLink:
             details = err.get("details") if isinstance(err.get("details"), dict) else {}
             # The envelope's own keys cannot be overridden from the wire (nor clash with the arguments).
             details = {k: v for k, v in _global_tabs(details, slot).items() if k not in ("code", "message", "error")}
-            future.set_exception(
-                TabpilotError(coerce_code(err.get("code")), str(err.get("message") or "browser error"), **details)
-            )
+            message = str(err.get("message") or "browser error")
+            if OLDER_EXTENSION.search(message):
+                message = f"{message} {OLDER_EXTENSION_HINT}"
+            future.set_exception(TabpilotError(coerce_code(err.get("code")), message, **details))
 
     async def handle_event(self, name: str, data: dict[str, Any], socket: Socket | None = None) -> None:
         browser = self._by_socket(socket) if socket is not None else self._default()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import logging
 import secrets
@@ -114,6 +115,7 @@ class ManagedBrowser:
         if target.exists():
             shutil.rmtree(target)
         shutil.copytree(extension_dir(), target, ignore=shutil.ignore_patterns("node_modules", "*.md", "package*.json"))
+        forget_old_workers(self.paths.browser_profile, stamp_build(target))
         self.nonce = secrets.token_urlsafe(24)
         (target / "managed.json").write_text(json.dumps({"port": self.port, "nonce": self.nonce}), encoding="utf-8")
         (target / "managed.json").chmod(0o600)
@@ -220,3 +222,47 @@ class ManagedBrowser:
             self._pw = None
         self._driver = None
         self.on_change()
+
+
+BUILD_FILE = "tabpilot-extension-build"
+"""In the managed profile: the build of the extension it last ran (see forget_old_workers)."""
+
+
+def forget_old_workers(profile: Path, build: str) -> None:
+    """Chromium keeps service workers' scripts in the profile and runs them again at the next launch, even
+    when --load-extension points at new files and the manifest's version changed: an updated Tabpilot
+    would drive its browser with the old extension. When the build differs from the last launch's, the
+    profile's service workers are dropped (the extension's and any site's, which register again when
+    visited); logins, storage and history stay."""
+    stamp = profile / BUILD_FILE
+    try:
+        last = stamp.read_text(encoding="utf-8").strip()
+    except OSError:
+        last = None
+    if last == build:
+        return
+    for workers in profile.glob("*/Service Worker"):
+        shutil.rmtree(workers, ignore_errors=True)
+    profile.mkdir(parents=True, exist_ok=True, mode=0o700)
+    stamp.write_text(build, encoding="utf-8")
+    if last is not None:
+        log.info("the extension changed (build %s, was %s): its old service worker is forgotten", build, last)
+
+
+def stamp_build(extension: Path) -> str:
+    """Give the copied extension a version of its own code, `<version>.<n>` with n from a hash of its files
+    (Chromium then shows which build runs, and forget_old_workers knows when it changed); returned."""
+    digest = hashlib.sha256()
+    for file in sorted(f for f in extension.rglob("*") if f.is_file()):
+        if file.name == "manifest.json" and file.parent == extension:
+            continue
+        digest.update(file.relative_to(extension).as_posix().encode() + b"\0" + file.read_bytes() + b"\0")
+    manifest_file = extension / "manifest.json"
+    manifest = json.loads(manifest_file.read_text(encoding="utf-8"))
+    digest.update(json.dumps({k: v for k, v in manifest.items() if k != "version"}, sort_keys=True).encode())
+    base = ".".join(str(manifest.get("version", "0")).split(".")[:3])
+    build = 1 + int(digest.hexdigest()[:8], 16) % 65535  # a version part is 0-65535
+    manifest.setdefault("version_name", base)
+    manifest["version"] = f"{base}.{build}"
+    manifest_file.write_text(json.dumps(manifest, indent=2), encoding="utf-8")
+    return str(manifest["version"])

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
+from tabpilot.bridge.link import OLDER_EXTENSION_HINT, ExtensionLink
 from tabpilot.bridge.link import SLOT_SPAN as SPAN
-from tabpilot.bridge.link import ExtensionLink
 from tabpilot.bridge.protocol import Hello
 from tabpilot.engine.errors import TabpilotError
 from tests.support.waiting import until
@@ -180,6 +180,19 @@ async def test_a_broken_socket_is_extension_not_connected() -> None:
             "timeout",
             "slow",
             {"n": 1},
+        ),
+        # An extension older than the app: the person is told how to update it.
+        (
+            {"code": "not_supported", "message": "This extension does not know the operation 'tab.pdf'."},
+            "not_supported",
+            "This extension does not know the operation 'tab.pdf'. " + OLDER_EXTENSION_HINT,
+            {},
+        ),
+        (
+            {"code": "invalid_params", "message": "dom.query: unknown parameter 'frame' (expected: selector)."},
+            "invalid_params",
+            "dom.query: unknown parameter 'frame' (expected: selector). " + OLDER_EXTENSION_HINT,
+            {},
         ),
     ],
 )
