@@ -434,12 +434,19 @@ def call_tool(tool: str, text: str, output: str | None = None) -> int:
         result = reply["result"]
         attachments = result.pop(shell.ATTACHMENTS, None)
         if attachments:
-            if output:
-                os.makedirs(output, exist_ok=True)
             # Files named after the mode (`screenshot-...png`): each tool's mode key, as the CLI spec has it.
             key = next((e["key"] for e in shell.subcommands().values() if e["tool"] == tool), "")
             stem = str(arguments.get(key) or tool) if isinstance(arguments, dict) else tool
-            result["files"] = shell.save_attachments(attachments, output or ".", stem)
+            try:
+                if output:
+                    os.makedirs(output, exist_ok=True)
+                result["files"] = shell.save_attachments(attachments, output or ".", stem)
+            except OSError as exc:
+                print(
+                    f"tabpilot call: cannot write the pictures to {output or '.'}: {exc.strerror or exc}",
+                    file=sys.stderr,
+                )
+                return 1
         print(quickjson.dumps_pretty(result))
         return 0
     print(quickjson.dumps_pretty(reply.get("error")))

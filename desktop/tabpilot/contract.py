@@ -294,6 +294,7 @@ def cli_spec(registry: Registry | None = None) -> dict[str, Any]:
             "short": dict(cli.short),
             "show": cli.show,
             "save": cli.save,
+            "verdict": cli.verdict,
             "params": [param_info(p) for p in command.params],
         }
         if command.operation:

@@ -398,11 +398,20 @@ def _fail(name: str, error: Any) -> None:
 def _deliver(name: str, entry: dict[str, Any], result: dict[str, Any], parsed: Any) -> int:
     """Print (or save) one command's result; its exit code."""
     attachments = result.pop(ATTACHMENTS, None)
+    if attachments and not entry.get("save"):
+        attachments = None  # a picture beside the answer (visual_diff's diff image): its path is in it
     if attachments:
         # The pictures are written to files (a terminal has no use for base64): PATH, or this folder.
         shots = result.get("shots")
         names = [str(s.get("device", n)) for n, s in enumerate(shots, 1)] if isinstance(shots, list) else None
-        paths = save_attachments(attachments, getattr(parsed, "path", None), entry["mode"], names)
+        where = getattr(parsed, "path", None)
+        try:
+            paths = save_attachments(attachments, where, entry["mode"], names)
+        except OSError as exc:
+            print(
+                f"tabpilot {name}: cannot write the picture to {where or '.'}: {exc.strerror or exc}", file=sys.stderr
+            )
+            return EXIT_FAILED
         if isinstance(shots, list) and len(shots) == len(paths):
             for shot, path in zip(shots, paths, strict=True):
                 shot["path"] = path
@@ -425,6 +434,10 @@ def _deliver(name: str, entry: dict[str, Any], result: dict[str, Any], parsed: A
         print(f"note: {result['note']}", file=sys.stderr)
     if result.get("success") is False:  # a script that threw: the call worked, the command did not
         print(f"tabpilot {name}: {result.get('error', 'failed')}", file=sys.stderr)
+        return EXIT_FAILED
+    verdict = entry.get("verdict")
+    if verdict and result.get(verdict) is False:  # what was checked does not hold (assert, visual-diff)
+        print(f"tabpilot {name}: {verdict}: false", file=sys.stderr)
         return EXIT_FAILED
     return 0
 

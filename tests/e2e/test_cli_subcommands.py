@@ -174,3 +174,25 @@ async def test_failures_exit_non_zero_naming_the_error_code(
     assert usage.returncode == 2 and "VALUE" in usage.stderr
     nobody = await cli(tmp_path / "empty-home", "text")
     assert nobody.returncode == 3 and "not running" in nobody.stderr
+
+
+async def test_checks_that_fail_exit_non_zero_and_an_unwritable_path_is_one_clear_line(
+    e2e_app: App, e2e_home: Path, tab: Any, site: FixtureSite, tmp_path: Path
+) -> None:
+    await show(e2e_app, tab, site, "/index.html")
+    # assert: exit 0 when every check holds, 1 (and "passed: false" on stderr) when one does not.
+    holds = json.dumps([{"type": "visible", "selector": "h1"}])
+    assert "passed: true" in await ok(e2e_home, "assert", "--checks", holds)
+    fails = await cli(e2e_home, "assert", "--checks", json.dumps([{"type": "visible", "selector": "#nope"}]))
+    assert fails.returncode == 1 and "passed: false" in fails.stderr
+    # visual-diff: a first run stores the baseline (a match); a changed page is not one, and exits 1.
+    name = f"cli-{tmp_path.name}"
+    assert (await cli(e2e_home, "visual-diff", "--name", name)).returncode == 0
+    await tab.evaluate("document.querySelector('h1').style.background = 'rgb(255, 0, 0)'")
+    changed = await cli(e2e_home, "visual-diff", "--name", name)
+    assert changed.returncode == 1 and "match: false" in changed.stderr
+    assert "similarity" in changed.stdout and not list(Path.cwd().glob("visual_diff-*"))  # no stray copy here
+    # A picture for a folder that does not exist: one line saying so, no traceback.
+    missing = await cli(e2e_home, "screenshot", str(tmp_path / "no" / "such" / "x.png"))
+    assert missing.returncode == 1 and "Traceback" not in missing.stderr
+    assert missing.stderr.strip().startswith("tabpilot screenshot: cannot write the picture")

@@ -31,6 +31,8 @@ def artifact_path(folder: Path, path: str | None, *, kind: str, suffix: str) -> 
     if path is None or not path.strip():
         stamp = time.strftime("%Y%m%d-%H%M%S")
         return folder / f"{kind}-{stamp}.{suffix}", False
+    if "\x00" in path:
+        raise TabpilotError("invalid_params", "'path' must not contain a NUL character.", param="path")
     wanted = Path(path).expanduser()
     target = (wanted if wanted.is_absolute() else folder / wanted).resolve()
     if not target.is_relative_to(folder) or target == folder:

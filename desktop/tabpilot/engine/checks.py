@@ -336,7 +336,7 @@ COMMANDS: list[Command[Any]] = [
             ],
         },
         ops=("page.assert",),
-        cli=Cli("assert"),
+        cli=Cli("assert", verdict="passed"),
     ),
     Command(
         "observe",

@@ -82,6 +82,9 @@ class Cli:
     `rows:field:a,b,c` a line per item of the list `field`, keys a, b, c separated by tabs."""
     save: bool = False
     """The result carries a file (a screenshot): an optional trailing PATH says where the CLI writes it."""
+    verdict: str = ""
+    """A boolean field of the result that says whether what was checked holds (`passed`, `match`): when it
+    is false the CLI says so on stderr and exits 1, so a script or CI can stop on it."""
 
 
 BACKGROUND = Param("background", "boolean", "answer {status:'queued'} at once", default=False)

@@ -20,7 +20,7 @@ from urllib.parse import urlsplit
 from tabpilot.engine import imagediff
 from tabpilot.engine.args import TabArgs, arg
 from tabpilot.engine.artifacts import artifacts_folder, safe_stem, write_file
-from tabpilot.engine.commands import Command
+from tabpilot.engine.commands import Cli, Command
 from tabpilot.engine.context import CommandContext
 from tabpilot.engine.errors import TabpilotError
 from tabpilot.engine.generate import ATTACHMENTS
@@ -177,6 +177,7 @@ COMMANDS: list[Command[Any]] = [
         _visual_diff,
         VisualDiffArgs,
         returns=VisualDiff,
+        cli=Cli("visual-diff", verdict="match"),
         notes=(
             "The first call with a name stores the capture as the baseline (baseline_created:true, match "
             "true); later calls compare with it; update_baseline:true replaces it. Baselines live in the "
