@@ -57,6 +57,7 @@ async function areaToTake(tab, params, frameMs) {
   // The viewport as the screen shows it: a page zoomed (a phone's page without a viewport meta tag is
   // laid out 980 px wide and shown smaller) is drawn at that zoom. Other areas are drawn at 1:1 CSS px.
   let zoom = Number(vv.scale) > 0 ? Number(vv.scale) : 1;
+  let cutNote = "";
   if (element) {
     area = { ...element, x: element.x + view.x, y: element.y + view.y };
     whole = false;
@@ -64,12 +65,21 @@ async function areaToTake(tab, params, frameMs) {
   } else if (params.clip !== undefined) {
     const clip = readClip(params.clip);
     if (typeof clip === "string") throw invalid(clip, "clip");
-    area = params.clip_origin === "viewport" ? { ...clip, x: clip.x + view.x, y: clip.y + view.y } : clip;
-    const inside = withinPage(area, page);
+    // A region of the viewport (zoom_region) is cut to the viewport, a clip of the page to the page.
+    const inViewport = params.clip_origin === "viewport";
+    const bounds = inViewport ? { width: view.width, height: view.height } : page;
+    const inside = withinPage(clip, bounds);
     if (!inside) {
-      throw invalid(`'clip' is outside the page (${Math.round(page.width)}x${Math.round(page.height)} CSS px).`, "clip");
+      const what = inViewport ? "the region is outside the viewport" : "'clip' is outside the page";
+      throw invalid(`${what} (${Math.round(bounds.width)}x${Math.round(bounds.height)} CSS px).`, "clip");
     }
-    area = inside;
+    if (inside.width < clip.width - 0.5 || inside.height < clip.height - 0.5) {
+      cutNote =
+        `The ${inViewport ? "region" : "clip"} reached past the ${inViewport ? "viewport" : "page"} ` +
+        `(${Math.round(bounds.width)}x${Math.round(bounds.height)} CSS px): this shows ` +
+        `${Math.round(inside.x)},${Math.round(inside.y)} ${Math.round(inside.width)}x${Math.round(inside.height)}.`;
+    }
+    area = inViewport ? { ...inside, x: inside.x + view.x, y: inside.y + view.y } : inside;
     whole = false;
     zoom = 1;
   } else if (params.full_page) {
@@ -77,7 +87,7 @@ async function areaToTake(tab, params, frameMs) {
     whole = false;
     zoom = 1;
   }
-  return { area, view, whole, zoom };
+  return { area, view, whole, zoom, cutNote };
 }
 
 export async function screenshot(tab, params, frameMs) {
@@ -89,7 +99,7 @@ export async function screenshot(tab, params, frameMs) {
     await cdp.send(tabId, "Emulation.setDeviceMetricsOverride", deviceMetrics(params.device));
   }
   try {
-    const { area, view, whole, zoom } = await areaToTake(tab, params, frameMs);
+    const { area, view, whole, zoom, cutNote } = await areaToTake(tab, params, frameMs);
     const dpr = await pixelRatio(tabId);
     const { area: taken, cut } = capped(area, dpr * scale * zoom);
     /** @type {Record<string, any>} */
@@ -105,7 +115,8 @@ export async function screenshot(tab, params, frameMs) {
     const clip = { x: Math.round(taken.x), y: Math.round(taken.y), width: Math.round(taken.width), height: Math.round(taken.height) };
     /** @type {Record<string, any>} */
     const answer = { data, ...size, clip, ratio: size.width / taken.width };
-    if (cut) answer.note = capNote(area, taken);
+    const notes = [cutNote, cut ? capNote(area, taken) : ""].filter(Boolean);
+    if (notes.length) answer.note = notes.join(" ");
     return answer;
   } finally {
     if (params.device) await restoreDevice(tabId);

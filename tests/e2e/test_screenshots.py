@@ -133,6 +133,11 @@ async def test_a_clip_and_a_scale_give_that_area_at_that_size(
     m = await page_metrics(tab)
     # Half of an odd number of pixels: Chrome rounds either way.
     assert abs(image.size[0] - m["w"] * dpr / 2) <= 1 and abs(image.size[1] - m["h"] * dpr / 2) <= 1
+    # A clip running past the page's end is cut there, and the answer says what it shows.
+    height = await tab.evaluate("document.documentElement.scrollHeight")
+    answer, image = await shot(mcp, clip={"x": 0, "y": height - 100, "width": 50, "height": 300})
+    assert image.size == (round(50 * dpr), round(100 * dpr))
+    assert "reached past the page" in answer["note"]
 
 
 async def test_zoom_region_magnifies_part_of_the_viewport(
@@ -150,6 +155,24 @@ async def test_zoom_region_magnifies_part_of_the_viewport(
     assert near(colour(image, 5, 5), WHITE)
     assert near(colour(image, 110 * dpr, 80 * dpr), BLUE)
     assert result.structured_content is not None and result.structured_content["scale"] == 3
+    assert result.structured_content["region"] == {"x": 90, "y": 40, "width": 40, "height": 30}
+
+    # A region reaching past the viewport's corner is cut to the viewport, and the answer says so.
+    m = await page_metrics(tab)
+    past = {"x": m["w"] - 30, "y": m["h"] - 20, "width": 500, "height": 500, "scale": 2}
+    result = await mcp.call("generate", {"type": "zoom_region", **past})
+    assert not result.is_error, result.structured_content
+    (image,) = images(result)
+    assert image.size == (round(30 * 2 * dpr), round(20 * 2 * dpr))
+    answer = result.structured_content
+    assert answer is not None and answer["region"] == {"x": m["w"] - 30, "y": m["h"] - 20, "width": 30, "height": 20}
+    assert "reached past the viewport" in answer["note"]
+    outside = await mcp.error("generate", {"type": "zoom_region", "x": m["w"] + 10, "y": 0, "width": 5, "height": 5})
+    assert (
+        outside["error"] == "invalid_params"
+        and outside["param"] == "x"
+        and "outside the viewport" in outside["message"]
+    )
 
 
 async def test_a_very_tall_page_is_capped_with_a_note_and_the_rest_is_a_clip_away(
@@ -187,6 +210,11 @@ async def test_save_and_path_write_under_the_artifacts_folder_only(
     assert Path(named["path"]) == artifacts / "shots" / "home.jpg"
     with Image.open(named["path"]) as written:
         assert written.format == "JPEG" and written.size == (named["width"], named["height"])
+    # A .jpg name with no format given is a JPEG too, not PNG bytes under a .jpg name.
+    implied = await mcp.ok("generate", {"type": "screenshot", "path": "shots/implied.jpeg"})
+    assert implied["format"] == "jpeg"
+    with Image.open(implied["path"]) as written:
+        assert written.format == "JPEG"
 
     refused = await mcp.error("generate", {"type": "screenshot", "path": "../outside.png"})
     assert refused["error"] == "invalid_params" and "artifacts folder" in refused["message"]

@@ -11,7 +11,7 @@ wider) than MAX_PIXELS is cut there, with a note naming the clip that shows the 
 from __future__ import annotations
 
 import base64
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import PurePath
 from typing import Any, NotRequired, TypedDict
 
@@ -282,6 +282,8 @@ def deliver(ctx: CommandContext, picture: Picture, *, fmt: str, save: bool, path
 
 async def _screenshot(ctx: CommandContext, a: ScreenshotArgs) -> Screenshot:
     _check(a)
+    if a.format == "png" and a.path and a.path.lower().endswith((".jpg", ".jpeg")):
+        a = replace(a, format="jpeg")  # the file's name asks for a JPEG: write one, not PNG bytes in a .jpg
     if a.responsive:
         return await _responsive(ctx, a)
     picture = await take(ctx, _op_params(a))
@@ -299,9 +301,20 @@ async def _zoom_region(ctx: CommandContext, a: ZoomArgs) -> Zoomed:
     params: dict[str, Any] = {"format": "png", "clip": region, "clip_origin": "viewport", "scale": a.scale}
     if a.tab_id is not None:
         params["tab_id"] = a.tab_id
-    picture = await take(ctx, params)
+    try:
+        picture = await take(ctx, params)
+    except TabpilotError as exc:
+        if exc.code == "invalid_params" and exc.details.get("param") == "clip":
+            raise TabpilotError("invalid_params", exc.message.replace("'clip'", "the region"), param="x") from None
+        raise
     answer = deliver(ctx, picture, fmt="png", save=False, path=None)
-    answer["region"] = region
+    # What it shows: the region cut to the viewport (the note says so when it was).
+    answer["region"] = {
+        "x": max(0.0, a.x),
+        "y": max(0.0, a.y),
+        "width": round(picture.clip.width, 2),
+        "height": round(picture.clip.height, 2),
+    }
     answer["scale"] = a.scale
     return answer  # type: ignore[return-value]
 

@@ -133,7 +133,8 @@ async def test_responsive_takes_each_device_in_turn(engine: Engine, browser: Fak
 
 
 async def test_zoom_region_asks_for_a_viewport_clip_magnified(engine: Engine, browser: FakeBrowser) -> None:
-    browser.replies["tab.screenshot"] = reply(300, 150)
+    # As the extension answers: the page area shown (document coordinates) and the picture's pixels.
+    browser.replies["tab.screenshot"] = reply(300, 150, clip={"x": 10, "y": 820, "width": 100, "height": 50}, ratio=3)
     answer = await engine.call("generate", {"type": "zoom_region", "x": 10, "y": 20, "width": 100, "height": 50})
     assert browser.calls[0].params == {
         "format": "png",
