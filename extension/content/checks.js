@@ -338,7 +338,9 @@
         const parent = node.parentElement;
         if (!parent || !text.trim() || parent.closest("head")) continue;
         const noscript = !!parent.closest("noscript");
-        const hidden = noscript ? "" : hiddenBy(parent);
+        // Text right inside a closed <details> (not in its <summary>) is collapsed though its holder shows.
+        const collapsed = parent.localName === "details" && !(/** @type {HTMLDetailsElement} */ (parent).open);
+        const hidden = noscript ? "" : collapsed ? "collapsed" : hiddenBy(parent);
         const code = !!parent.closest(CODE);
         const block = noscript ? /** @type {Element} */ (parent.closest("noscript")) : blockOf(parent);
         const key = `${hidden}|${code}|${noscript}`;
