@@ -239,7 +239,21 @@ def check_headers(headers: dict[str, Any], param: str = "headers") -> dict[str, 
     return out
 
 
+RESERVED_REQUEST_HEADERS = frozenset(
+    {"host", "content-length", "connection", "transfer-encoding", "upgrade", "keep-alive", "te", "trailer", "expect"}
+)
+"""What the browser itself sets for each request (where it goes, how it is framed): an added one would
+send requests elsewhere or break them, so set_headers refuses them, as Chrome's own header rules do."""
+
+
 async def _set_headers(ctx: CommandContext, a: SetHeadersArgs) -> HeadersSet:
+    for name in a.headers:
+        if name.lower() in RESERVED_REQUEST_HEADERS or name.lower().startswith("proxy-"):
+            raise TabpilotError(
+                "invalid_params",
+                f"{shown(name)} is set by the browser for each request; set_headers cannot add it.",
+                param="headers",
+            )
     headers, used = _with_secrets(ctx, check_headers(a.headers))
     ctx.engine.known_secrets.update(used)  # a page that echoes one is scrubbed in later reads too
     answer = await ctx.browser_request("network.headers", {"headers": headers, "tab_id": a.tab_id})

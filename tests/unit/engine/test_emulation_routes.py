@@ -197,3 +197,15 @@ async def test_a_site_rule_for_the_class_covers_that_class_only(cls: ActionClass
     assert policy.matching(request("javascript")) is None
     assert policy.matching(request(cls, "https://other.test")) is None
     assert Rule.from_dict(rule.__dict__) == rule  # kept across restarts
+
+
+@pytest.mark.parametrize("name", ["Host", "content-length", "Transfer-Encoding", "Proxy-Authorization"])
+async def test_headers_the_browser_sets_itself_are_refused(
+    make_engine: EngineFactory, browser: FakeBrowser, name: str
+) -> None:
+    engine = make_engine()
+    with pytest.raises(TabpilotError) as refused:
+        await engine.call("configure", {"action": "set_headers", "headers": {name: "evil.example"}})
+    assert refused.value.code == "invalid_params" and refused.value.details["param"] == "headers"
+    assert "evil.example" not in refused.value.message
+    assert browser.acting_calls == []
