@@ -87,6 +87,9 @@ async def _visual_diff(ctx: CommandContext, a: VisualDiffArgs) -> dict[str, Any]
     answer = await asyncio.to_thread(against_baseline, artifacts_folder(ctx), name, capture, a)
     if shot.get("note"):  # the capture was cut (a very tall page): compared as taken, and said
         answer["note"] = " ".join(filter(None, (str(shot["note"]), answer.get("note"))))
+    if a.name is not None and a.name.strip() and name != a.name.strip():
+        renamed = f"The name '{a.name.strip()}' is kept as '{name}' (a file name in baselines/, no folders)."
+        answer["note"] = " ".join(filter(None, (renamed, answer.get("note"))))
     return answer
 
 

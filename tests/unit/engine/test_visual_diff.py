@@ -189,6 +189,9 @@ async def test_names_stay_inside_the_baselines_folder(engine: Engine, browser: F
     shows(browser, picture())
     stored = await diff(engine, name="../../etc/passwd")
     assert Path(stored["baseline_path"]).parent == artifacts.resolve() / "baselines"
+    assert f"is kept as '{stored['name']}'" in stored["note"]  # said, not silently renamed
+    plain = await diff(engine, name="home")
+    assert "kept as" not in plain["note"]
     own = await diff(engine, name="x.diff")  # never the name of another baseline's diff image
     assert own["name"] == "x.diff_"
 
