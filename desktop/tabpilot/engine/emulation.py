@@ -210,8 +210,8 @@ def _with_secrets(ctx: CommandContext, headers: dict[str, str]) -> tuple[dict[st
         if value is None:
             raise TabpilotError(
                 "invalid_params",
-                f"The secret '{name}' is not in the OS keyring (service 'tabpilot'); the user can add it in "
-                "the tray's Secrets window.",
+                f"Tabpilot has no secret named '{name}'; the user can add it in the tray's Secrets window "
+                "or with `tabpilot secret set NAME`.",
                 param="headers",
                 secret=name,
             )

@@ -332,7 +332,7 @@ def test_resolve_names_a_missing_secret() -> None:
         resolve(STEPS, {"host": "a", "board": "b", "query": "c"}, lambda n: None if n == "pw" else "v")
     assert info.value.code == "invalid_params"
     assert info.value.details["secret"] == "pw"
-    assert "'pw' is not in the OS keyring" in info.value.message
+    assert "no secret named 'pw'" in info.value.message and "tabpilot secret set" in info.value.message
 
 
 def test_scrub_replaces_secret_values_longest_first() -> None:
