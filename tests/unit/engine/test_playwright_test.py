@@ -65,7 +65,7 @@ async def test_a_session_becomes_a_test_with_the_locators_the_page_named(
     compile(code, "test_sign_in.py", "exec")
     # Another session has its own record.
     other = await recording.call("generate", {"type": "playwright_test", "path": "other"}, session="mcp-2")
-    assert other["actions"] == 0 and "nothing on a page yet" in other["note"]
+    assert other["actions"] == 0 and "Nothing to replay was recorded in this session" in other["note"]
 
 
 async def test_without_descriptions_css_is_used_and_secrets_stay_references(
