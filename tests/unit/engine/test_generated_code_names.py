@@ -4,19 +4,17 @@ both ways when neither has the secret."""
 
 from __future__ import annotations
 
-import io
 import sys
 import types
 from typing import Any
 
 import pytest
-from pyflakes.api import check
-from pyflakes.reporter import Reporter
 
 from tabpilot.engine.codegen import playwright_script
 from tabpilot.engine.pycode import secret_env, secret_helper
 from tabpilot.engine.testgen import playwright_test, workflow_entries
 from tabpilot.engine.workflows import ErrorRecovery, Workflow
+from tests.support.pyflakes_check import undefined_or_unused
 
 NAV = {"type": "navigate", "url": "https://shop.test/"}
 ROWS = {"type": "extract", "selector": "#results li"}
@@ -101,13 +99,6 @@ RECORDS: dict[str, list[dict[str, Any]]] = {
         {"kind": "expect_rows", "selector": "li", "count": 2, "first": {"a": "Dune"}, "frame": None},
     ],
 }
-
-
-def undefined_or_unused(code: str, filename: str) -> str:
-    """What pyflakes says about `code` (undefined names, unused imports, syntax errors); empty when clean."""
-    out, err = io.StringIO(), io.StringIO()
-    check(code, filename, Reporter(out, err))
-    return out.getvalue() + err.getvalue()
 
 
 @pytest.mark.parametrize("recovery", list(RECOVERIES))
