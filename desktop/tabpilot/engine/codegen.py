@@ -17,7 +17,9 @@ from typing import Any
 from tabpilot.engine.extract_spec import parse_schema
 from tabpilot.engine.pycode import (
     css_locator,
+    doc_text,
     locator_code,
+    one_line,
     py,
     secret_env,
     secret_helper,
@@ -392,7 +394,7 @@ def _extract_function(*, convert: bool, paginate: bool) -> str:
 
 
 def _describe(step: dict[str, Any]) -> str:
-    return str(step.get("description") or "").replace("\n", " ").strip()
+    return one_line(step.get("description") or "")
 
 
 def _step_code(step: dict[str, Any], indent: str, s: Script, guard: bool, number: str) -> list[str]:
@@ -455,8 +457,8 @@ def playwright_script(workflow: Workflow, *, redact: tuple[str, ...] = DEFAULT_R
         helpers.insert(helpers.index(HELPERS["extract"]) + 1, reader)
     if guard:
         helpers.append(_tolerated(recovery.on_timeout, recovery.on_failure))
-    filename = f"{workflow.workflow_id}.py"
-    origin = f", recorded on {workflow.origin}" if workflow.origin else ""
+    filename = f"{doc_text(workflow.workflow_id)}.py"
+    origin = f", recorded on {doc_text(workflow.origin)}" if workflow.origin else ""
     keyring = " keyring" if "secret" in s.helpers else ""  # optional: secrets may come from the environment
     usage = f"python {filename}{' [--param NAME=VALUE ...]' if has_params else ''} [--headed] [--out rows.json]"
     needs_re = bool(s.helpers & {"re", "frame_of", "dismiss_overlays", "convert"})
@@ -471,7 +473,8 @@ def playwright_script(workflow: Workflow, *, redact: tuple[str, ...] = DEFAULT_R
     typing_imports = ["Iterator"] if guard else []
     head = [
         "#!/usr/bin/env python3",
-        f'"""{workflow.name}: the Tabpilot workflow {workflow.workflow_id} as a Playwright script{origin}.',
+        f'"""{doc_text(workflow.name)}: the Tabpilot workflow {doc_text(workflow.workflow_id)} as a Playwright '
+        f"script{origin}.",
         "",
         f"    {usage}",
         "",

@@ -163,3 +163,15 @@ def secret_helper(give_up: str) -> str:
         "        )\n"
         "    return value\n"
     )
+
+
+def one_line(text: Any) -> str:
+    """`text` fit for a `#` comment: one line (a description or a selector may hold line breaks, which
+    would end the comment and make the rest code)."""
+    return " ".join(str(text).split())
+
+
+def doc_text(text: Any) -> str:
+    """`text` fit for a line of a docstring: one line, backslashes doubled (`\\N` would not compile) and no
+    closing triple quote."""
+    return one_line(text).replace("\\", "\\\\").replace('"""', '\\"\\"\\"')

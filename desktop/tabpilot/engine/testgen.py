@@ -17,8 +17,10 @@ from urllib.parse import urlsplit
 from tabpilot.engine.extract_spec import parse_schema
 from tabpilot.engine.pycode import (
     css_locator,
+    doc_text,
     frame_scope,
     locator_code,
+    one_line,
     py,
     secret_env,
     secret_helper,
@@ -168,7 +170,8 @@ def _action_lines(entry: dict[str, Any], t: Output) -> list[str]:
     kind = entry["kind"]
     locator = entry.get("locator") or {}
     if locator.get("by") == "ref":
-        return [f"# {kind} on the snapshot ref {locator.get('css')}: no locator was recorded for it"]
+        ref = one_line(locator.get("css"))
+        return [f"# {kind} on the snapshot ref {ref}: no locator was recorded for it"]
     element = _element(entry, t)
     if kind == "click":
         args = []
@@ -214,7 +217,7 @@ def entry_lines(entry: dict[str, Any], t: Output) -> list[str]:
     if kind == "expect_rows":
         return _rows_lines(entry, t)
     if kind == "note":
-        return [f"# {entry['text']}"]
+        return [f"# {one_line(entry['text'])}"]
     lines = _action_lines(entry, t)
     if entry.get("navigated"):
         lines.append(f"page.wait_for_url({t.url(str(entry['navigated']))})")
@@ -254,7 +257,7 @@ def playwright_test(entries: list[dict[str, Any]], *, name: str | None = None, s
         body.append(f"pytest.skip({py(NOTHING_REPLAYED)})")
     filename = f"{test_name(name)}.py"
     doc = [
-        f'"""{(name or "A recorded session").strip()}: {source}, as a Playwright test.',
+        f'"""{doc_text(name or "A recorded session")}: {doc_text(source)}, as a Playwright test.',
         "",
         "    pip install pytest-playwright" + (" keyring" if t.secrets else ""),
         f"    pytest {filename}",

@@ -72,10 +72,9 @@ WORKFLOWS: dict[str, list[dict[str, Any]]] = {
     "only steps a test cannot replay": [{"type": "delay", "ms": 100}, {"type": "dismiss_overlays"}],
 }
 RECOVERIES = {
-    "abort": ErrorRecovery(),
-    "skip, continue": ErrorRecovery(on_timeout="skip", max_retries=0, on_failure="continue"),
-    "abort, continue": ErrorRecovery(on_timeout="abort", max_retries=0, on_failure="continue"),
-    "retry": ErrorRecovery(on_timeout="retry_step", max_retries=2, on_failure="abort"),
+    f"{timeout}, {failure}": ErrorRecovery(on_timeout=timeout, max_retries=2, on_failure=failure)
+    for timeout in ("abort", "skip", "retry_step")
+    for failure in ("abort", "abort_with_partial", "continue")
 }
 
 LOCATOR = {"by": "role", "role": "button", "name": "Go"}
@@ -178,3 +177,24 @@ def test_the_keyring_comes_first_and_the_files_name_the_variables(monkeypatch: p
     workflow = Workflow(workflow_id="wf-x", name="x", steps=WORKFLOWS["a secret and params"], params={"user": "a"})
     for code in (playwright_script(workflow), playwright_test(workflow_entries(workflow), source="a workflow")):
         assert "TABPILOT_SECRET_SHOP_PASSWORD, TABPILOT_SECRET_API_KEY" in code
+
+
+HOSTILE = 'a """ quote, a \\N{bad} escape\nand a line break\r\nimport os'
+
+
+def test_names_descriptions_and_refs_with_quotes_escapes_and_line_breaks_stay_text() -> None:
+    steps = [{**NAV, "description": HOSTILE}, {"type": "click", "selector": "#go", "description": HOSTILE}]
+    workflow = Workflow(workflow_id="wf-x", name=HOSTILE, steps=steps, origin=HOSTILE)
+    record = [
+        {"kind": "navigate", "url": "https://a.test/"},
+        {"kind": "click", "locator": {"by": "ref", "css": "@e7\nimport os"}, "frame": None},
+        {"kind": "note", "text": HOSTILE},
+    ]
+    for code, filename in (
+        (playwright_script(workflow), "wf_x.py"),
+        (playwright_test(workflow_entries(workflow), name=HOSTILE, source=HOSTILE), "test_x.py"),
+        (playwright_test(record, name=HOSTILE, source="a session"), "test_y.py"),
+    ):
+        assert undefined_or_unused(code, filename) == ""
+        # The text's "import os" stayed inside its comment or docstring line: only the file's own import is code.
+        assert [line for line in code.splitlines() if line.strip() == "import os"] == ["import os"]
