@@ -21,6 +21,7 @@ from tabpilot.app import App
 from tabpilot.vault.keyring_store import SECRETS_SERVICE
 from tests.e2e.conftest import E2E
 from tests.support.mcp_stdio import StdioMcp
+from tests.support.pyflakes_check import undefined_or_unused
 from tests.support.site import FixtureSite
 
 pytestmark = [pytest.mark.e2e, E2E]
@@ -111,6 +112,7 @@ async def test_a_recorded_session_becomes_a_test_that_passes_and_fails_when_the_
     assert 'expect(page.get_by_role("heading", name="The Hobbit")).to_have_text("The Hobbit")' in code
     # The password typed in plain is nowhere in the file, and nothing of the extension is.
     assert PASSWORD not in code and "__tabpilot" not in code
+    assert undefined_or_unused(code, test_file.name) == ""
 
     folder = tmp_path / "run"
     folder.mkdir()
@@ -162,21 +164,50 @@ async def test_a_ten_step_workflow_exports_as_a_small_script_that_signs_in_with_
     assert generated["size_bytes"] == len(code.encode()) <= 10_000
     assert "__tabpilot" not in code and "add_init_script" not in code and PASSWORD not in code
     assert 'page.locator("#password").fill(secret("catalog_password"))' in code
+    assert "TABPILOT_SECRET_CATALOG_PASSWORD" in code
+    assert undefined_or_unused(code, Path(generated["path"]).name) == ""
 
     # Run as a person would, with another query: the rows the app would read for it.
     env = {**os.environ, "TABPILOT_BROWSER": os.environ.get("TABPILOT_BROWSER", "/usr/bin/chromium")}
+    env.pop("TABPILOT_SECRET_CATALOG_PASSWORD", None)
+    returncode, out, err = await run_script(generated["path"], env, "--param", "query=dune")
+    assert returncode == 0, err[-2000:]
+    assert json.loads(out) == [{"title": "Dune", "link": "/catalog/item/dune"}]
+
+    # A machine with no keyring at all (keyring's own "fail" backend raises NoKeyringError): the secret
+    # comes from its environment variable, and without that the script stops with one line naming both.
+    no_keyring = {**env, "PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring"}
+    returncode, out, err = await run_script(generated["path"], no_keyring)
+    assert returncode != 0 and out == ""
+    assert err.strip().count("\n") == 0 and "Traceback" not in err, err
+    assert "keyring set tabpilot catalog_password" in err and "TABPILOT_SECRET_CATALOG_PASSWORD" in err
+    with_variable = {**no_keyring, "TABPILOT_SECRET_CATALOG_PASSWORD": PASSWORD}
+    returncode, out, err = await run_script(generated["path"], with_variable)
+    assert returncode == 0, err[-2000:]
+    assert json.loads(out) == [{"title": "The Hobbit", "link": "/catalog/item/hobbit"}]
+
+
+async def run_script(path: str, env: dict[str, str], *args: str) -> tuple[int, str, str]:
     proc = await asyncio.create_subprocess_exec(
-        sys.executable,
-        generated["path"],
-        "--param",
-        "query=dune",
-        env=env,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
+        sys.executable, path, *args, env=env, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE
     )
     out, err = await asyncio.wait_for(proc.communicate(), 120)
-    assert proc.returncode == 0, err.decode()[-2000:]
-    assert json.loads(out) == [{"title": "Dune", "link": "/catalog/item/dune"}]
+    return proc.returncode or 0, out.decode(), err.decode()
+
+
+async def test_a_session_that_did_nothing_gets_a_note_and_a_test_that_skips_saying_so(
+    agent: StdioMcp, tab: Any, pilot_on: None, site: FixtureSite, tmp_path: Path
+) -> None:
+    await agent.ok("observe", {"what": "tabs"})  # a read: nothing to replay
+    generated = await agent.ok("generate", {"type": "playwright_test", "name": "nothing yet"})
+    assert generated["actions"] == 0
+    assert "Nothing to replay was recorded in this session" in generated["note"]
+    assert "interact" in generated["note"]
+    assert undefined_or_unused(generated["code"], "test_nothing_yet.py") == ""
+    folder = tmp_path / "run"
+    folder.mkdir()
+    status, output = await run_pytest(Path(generated["path"]), folder)
+    assert status == 0 and "1 skipped" in output, output[-3000:]
 
 
 async def test_actions_in_a_cross_origin_frame_are_scoped_to_its_iframe_and_replay(

@@ -16,6 +16,7 @@ from tabpilot.app import App
 from tabpilot.vault.keyring_store import SECRETS_SERVICE
 from tests.e2e.conftest import E2E
 from tests.support.mcp_stdio import StdioMcp
+from tests.support.pyflakes_check import undefined_or_unused
 from tests.support.site import FixtureSite
 from tests.support.waiting import until
 
@@ -440,6 +441,7 @@ async def test_the_exported_playwright_script_prints_the_same_rows(
     # Code a person would write: Playwright's own API, nothing of the extension pasted in.
     assert "__tabpilot" not in generated["code"] and "add_init_script" not in generated["code"]
     assert len(generated["code"].encode()) < 10_000
+    assert undefined_or_unused(generated["code"], script.name) == ""  # every name it uses is defined in it
     env = {**os.environ, "TABPILOT_BROWSER": os.environ.get("TABPILOT_BROWSER", "/usr/bin/chromium")}
     proc = await asyncio.create_subprocess_exec(
         sys.executable, str(script), env=env, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE

@@ -15,7 +15,19 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tabpilot.engine.extract_spec import parse_schema
-from tabpilot.engine.pycode import css_locator, locator_code, py, uses_params, uses_secrets, value_expr
+from tabpilot.engine.pycode import (
+    css_locator,
+    doc_text,
+    locator_code,
+    one_line,
+    py,
+    secret_env,
+    secret_helper,
+    secret_names,
+    uses_params,
+    uses_secrets,
+    value_expr,
+)
 from tabpilot.engine.workflows import Workflow, walk_steps
 
 ELEMENT_TIMEOUT_MS = 10_000
@@ -214,16 +226,6 @@ BLOCK_KINDS = ("if_exists",)
 # -- the helpers a script may need ------------------------------------------------------------------
 
 HELPERS: dict[str, str] = {
-    "secret": '''
-def secret(name: str) -> str:
-    """A {{secret:NAME}} of the workflow, from the OS keyring (service "tabpilot"), as in Tabpilot."""
-    import keyring
-
-    value = keyring.get_password("tabpilot", name)
-    if value is None:
-        sys.exit(f"The secret {name!r} is not in the OS keyring (service 'tabpilot').")
-    return value
-''',
     "frame_of": '''
 def frame_of(page: Page, frame: str) -> Frame:
     """A step's frame, as Tabpilot finds it: a frame's name, an <iframe>'s CSS selector or a URL pattern."""
@@ -279,21 +281,10 @@ READ_ROWS_JS = """(rows, [fields, redact]) => {
     return [name, el ? read(el, how) : null];
   })));
 }"""
-
-
-def extract(page: Page | Frame, selector: str, fields: dict, paginate: dict | None = None) -> list[dict]:
-    """The rows `selector` matches, a field each as `fields` says: (selector in the row, how to read it,
-    then conversions). With `paginate`, the next pages' rows too."""
-    found: list[dict] = []
-    for _ in range((paginate or {}).get("max_pages", 5) if paginate else 1):
-        rows = page.eval_on_selector_all(selector, READ_ROWS_JS, [fields, REDACT])
-        found += [{name: converted(row[name], fields[name][1:]) for name in fields} for row in rows]
-        if not paginate or not rows or not next_page(page, selector, paginate):
-            break
-    return found
-
-
+''',
+    "convert": '''
 def converted(value, ops: tuple) -> object:
+    """A field's value after its conversions (`number`, `boolean`), as Tabpilot converts it."""
     for op in ops:
         if value is None or value == "[REDACTED]":
             return value
@@ -304,8 +295,8 @@ def converted(value, ops: tuple) -> object:
         elif op == "text" and not isinstance(value, str):
             value = str(value).lower() if isinstance(value, bool) else str(value)
     return value
-''',
-    "convert": '''
+
+
 NUMBER = re.compile(r"\\d(?:[\\d.,' \\u00a0\\u202f\\u2009]*\\d)?")
 SPACES = r"[ '\\u00a0\\u202f\\u2009]"
 
@@ -369,14 +360,41 @@ def next_page(page: Page | Frame, rows_selector: str, paginate: dict) -> bool:
     return True
 ''',
 }
-HELPER_ORDER = ("secret", "frame_of", "dismiss_overlays", "extract", "convert", "next_page")
+HELPER_ORDER = ("frame_of", "dismiss_overlays", "extract", "convert", "next_page")
+
+
+def _extract_function(*, convert: bool, paginate: bool) -> str:
+    """`extract` as this script needs it: only a script with a number or boolean field calls `converted`,
+    only one with a paginated extraction calls `next_page` (nothing named in the file is left undefined)."""
+    rows = "[{name: converted(row[name], fields[name][1:]) for name in fields} for row in rows]" if convert else "rows"
+    read = "page.eval_on_selector_all(selector, READ_ROWS_JS, [fields, REDACT])"
+    if not paginate:
+        return (
+            "def extract(page: Page | Frame, selector: str, fields: dict) -> list[dict]:\n"
+            '    """The rows `selector` matches, a field each as `fields` says: (selector in the row, how to read\n'
+            '    it, then conversions)."""\n'
+            f"    rows = {read}\n"
+            f"    return {rows}\n"
+        )
+    return (
+        "def extract(page: Page | Frame, selector: str, fields: dict, paginate: dict | None = None) -> list[dict]:\n"
+        '    """The rows `selector` matches, a field each as `fields` says: (selector in the row, how to read\n'
+        '    it, then conversions). With `paginate`, the next pages\' rows too."""\n'
+        "    found: list[dict] = []\n"
+        '    for _ in range(paginate.get("max_pages", 5) if paginate else 1):\n'
+        f"        rows = {read}\n"
+        f"        found += {rows}\n"
+        "        if not paginate or not rows or not next_page(page, selector, paginate):\n"
+        "            break\n"
+        "    return found\n"
+    )
 
 
 # -- the steps --------------------------------------------------------------------------------------
 
 
 def _describe(step: dict[str, Any]) -> str:
-    return str(step.get("description") or "").replace("\n", " ").strip()
+    return one_line(step.get("description") or "")
 
 
 def _step_code(step: dict[str, Any], indent: str, s: Script, guard: bool, number: str) -> list[str]:
@@ -432,11 +450,16 @@ def playwright_script(workflow: Workflow, *, redact: tuple[str, ...] = DEFAULT_R
     texts = [str(v) for step in walk_steps(workflow.steps) for v in step.values() if isinstance(v, str)]
     has_params = any(uses_params(t) for t in texts)
     helpers = [HELPERS[name] for name in HELPER_ORDER if name in s.helpers]  # "re" is an import only
+    if "secret" in s.helpers:
+        helpers.insert(0, secret_helper("sys.exit"))
+    if "extract" in s.helpers:
+        reader = _extract_function(convert="convert" in s.helpers, paginate="next_page" in s.helpers)
+        helpers.insert(helpers.index(HELPERS["extract"]) + 1, reader)
     if guard:
         helpers.append(_tolerated(recovery.on_timeout, recovery.on_failure))
-    filename = f"{workflow.workflow_id}.py"
-    origin = f", recorded on {workflow.origin}" if workflow.origin else ""
-    keyring = " keyring" if "secret" in s.helpers else ""
+    filename = f"{doc_text(workflow.workflow_id)}.py"
+    origin = f", recorded on {doc_text(workflow.origin)}" if workflow.origin else ""
+    keyring = " keyring" if "secret" in s.helpers else ""  # optional: secrets may come from the environment
     usage = f"python {filename}{' [--param NAME=VALUE ...]' if has_params else ''} [--headed] [--out rows.json]"
     needs_re = bool(s.helpers & {"re", "frame_of", "dismiss_overlays", "convert"})
     sync_api = ["Error", "Page", "sync_playwright"]
@@ -450,7 +473,8 @@ def playwright_script(workflow: Workflow, *, redact: tuple[str, ...] = DEFAULT_R
     typing_imports = ["Iterator"] if guard else []
     head = [
         "#!/usr/bin/env python3",
-        f'"""{workflow.name}: the Tabpilot workflow {workflow.workflow_id} as a Playwright script{origin}.',
+        f'"""{doc_text(workflow.name)}: the Tabpilot workflow {doc_text(workflow.workflow_id)} as a Playwright '
+        f"script{origin}.",
         "",
         f"    {usage}",
         "",
@@ -458,7 +482,11 @@ def playwright_script(workflow: Workflow, *, redact: tuple[str, ...] = DEFAULT_R
         "Chromium: `playwright install chromium`, or TABPILOT_BROWSER=/path/to/chromium.",
     ]
     if "secret" in s.helpers:
-        head += ['{{secret:NAME}} values come from the OS keyring (service "tabpilot"); none is written here.']
+        variables = ", ".join(secret_env(name) for name in secret_names(texts))
+        head += [
+            '{{secret:NAME}} values come from the OS keyring (service "tabpilot") or, where it has none or there is',
+            f"no keyring, from the environment: {variables}. None is written here.",
+        ]
     head += ['"""', "", "from __future__ import annotations", ""]
     head += [f"import {name}" for name in imports]
     if typing_imports:

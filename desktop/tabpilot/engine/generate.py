@@ -81,12 +81,13 @@ class GeneratedTest(TypedDict):
     """How many recorded actions and checks (or workflow steps) it replays."""
     code: str
     note: NotRequired[str]
-    """When the record was cut (it keeps a session's last actions) or is empty."""
+    """When the record was cut (it keeps a session's last actions) or holds nothing to replay (the test then
+    skips, saying why)."""
 
 
 async def _playwright_test(ctx: CommandContext, a: TestArgs) -> GeneratedTest:
     from tabpilot.engine.recorder import MAX_ACTIONS
-    from tabpilot.engine.testgen import playwright_test, test_name, workflow_entries
+    from tabpilot.engine.testgen import playwright_test, replayable, test_name, workflow_entries
 
     note = ""
     name: str | None = a.name
@@ -95,11 +96,19 @@ async def _playwright_test(ctx: CommandContext, a: TestArgs) -> GeneratedTest:
         entries, dropped = workflow_entries(workflow), 0
         name = name or workflow.name
         source = f"the Tabpilot workflow {workflow.workflow_id}"
+        if not replayable(entries):
+            note = "None of this workflow's steps can be replayed in a test (delays, overlays, if_exists): it skips."
     else:
         entries, dropped = ctx.engine.recorder.entries(ctx.session.key)
         source = f"what an agent did in Tabpilot ({ctx.session.label})"
-        if not entries:
-            note = "This session has done nothing on a page yet: act first (interact navigate, click, fill, ...)."
+        if not replayable(entries):
+            note = (  # an empty record, or one whose entries are only notes (execute_js, a scroll to the end, ...)
+                "Nothing to replay was recorded in this session"
+                + (f" ({len(entries)} recorded actions write no Playwright code)" if entries else "")
+                + ": the test only skips. Act on a page through interact in this same session first (navigate, "
+                "click, fill, ...; observe assert adds checks), then generate again. What the person or another "
+                "session did is not in this session's record."
+            )
         elif dropped:
             note = f"The record keeps a session's last {MAX_ACTIONS} actions; the {dropped} before were cut."
     code = playwright_test(entries, name=name, source=source, dropped=dropped)
@@ -122,8 +131,8 @@ COMMANDS: list[Command[Any]] = [
         notes="A runnable Playwright (Python) script doing the same steps and printing the rows as JSON, as a "
         "person would write it: Playwright's locators and waits, one small in-page reader for extraction "
         "(redaction kept: passwords and [data-sensitive] read as [REDACTED]), {{param}} from --param and "
-        "{{secret:NAME}} from the OS keyring (never written into the file). Written under the artifacts folder "
-        "(`path` replaces a file of that name there).",
+        "{{secret:NAME}} from the OS keyring or else TABPILOT_SECRET_<NAME> (never written into the file). "
+        "Written under the artifacts folder (`path` replaces a file of that name there).",
         example_result={
             "code": "#!/usr/bin/env python3\n...",
             "path": "/home/me/.local/share/tabpilot/artifacts/wf-news-20260101.py",
@@ -145,7 +154,8 @@ COMMANDS: list[Command[Any]] = [
         "pytest-playwright file: stable locators (role and name, label, text before CSS, as the page named the "
         "element when it was acted on), `expect` where the session waited or checked, `wait_for_url` where an "
         "action navigated. A password typed in plain becomes an environment variable, {{secret:NAME}} a keyring "
-        "lookup. `workflow_id`: a saved workflow's steps instead. Written under the artifacts folder.",
+        "lookup (else TABPILOT_SECRET_<NAME>). Nothing replayable recorded yet: a `note` says so and the test "
+        "skips. `workflow_id`: a saved workflow's steps instead. Written under the artifacts folder.",
         example_result={
             "path": "/home/me/.local/share/tabpilot/artifacts/test_sign_in_and_search.py",
             "actions": 7,

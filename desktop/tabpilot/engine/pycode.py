@@ -125,3 +125,53 @@ def frame_scope(frame: str | dict[str, Any] | None) -> str:
     if "url" in frame:
         return f"page.frame(url={py(str(frame['url']))})"
     return "page"  # a frame ref (@f12) nobody could describe: the top document is the best guess
+
+
+def secret_names(texts: list[str]) -> list[str]:
+    """The `{{secret:NAME}}` names in `texts`, each once, in order."""
+    names = [m.group(2) for text in texts for m in PLACEHOLDER.finditer(text) if m.group(1)]
+    return list(dict.fromkeys(names))
+
+
+def secret_env(name: str) -> str:
+    """The environment variable generated code reads a `{{secret:NAME}}` from when the OS keyring has none
+    or the machine has no keyring (Tabpilot then keeps its secrets in its own file vault, which a script
+    cannot open): TABPILOT_SECRET_ and the name in upper case, `.` and `-` as `_`."""
+    return "TABPILOT_SECRET_" + name.upper().replace(".", "_").replace("-", "_")
+
+
+def secret_helper(give_up: str) -> str:
+    """The `secret(name)` function of a generated script (`give_up`: "sys.exit") or test ("pytest.skip"):
+    the OS keyring first, as Tabpilot reads it, then the variable secret_env names; a value is never written."""
+    return (
+        "def secret(name: str) -> str:\n"
+        '    """A {{secret:NAME}}: from the OS keyring (service "tabpilot"), as Tabpilot reads it, else from the\n'
+        '    environment variable TABPILOT_SECRET_<NAME> (upper case, . and - as _)."""\n'
+        '    variable = "TABPILOT_SECRET_" + name.upper().replace(".", "_").replace("-", "_")\n'
+        "    try:\n"
+        "        import keyring\n"
+        "\n"
+        '        value = keyring.get_password("tabpilot", name)\n'
+        "    except Exception:  # no keyring package, or no keyring on this machine (NoKeyringError)\n"
+        "        value = None\n"
+        "    if value is None:\n"
+        "        value = os.environ.get(variable)\n"
+        "    if value is None:\n"
+        f"        {give_up}(\n"
+        "            f\"The secret {name!r} is neither in the OS keyring (service 'tabpilot': \"\n"
+        '            f"keyring set tabpilot {name}) nor in the environment variable {variable}."\n'
+        "        )\n"
+        "    return value\n"
+    )
+
+
+def one_line(text: Any) -> str:
+    """`text` fit for a `#` comment: one line (a description or a selector may hold line breaks, which
+    would end the comment and make the rest code)."""
+    return " ".join(str(text).split())
+
+
+def doc_text(text: Any) -> str:
+    """`text` fit for a line of a docstring: one line, backslashes doubled (`\\N` would not compile) and no
+    closing triple quote."""
+    return one_line(text).replace("\\", "\\\\").replace('"""', '\\"\\"\\"')

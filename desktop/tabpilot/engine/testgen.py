@@ -15,7 +15,18 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from tabpilot.engine.extract_spec import parse_schema
-from tabpilot.engine.pycode import css_locator, frame_scope, locator_code, py, uses_secrets, value_expr
+from tabpilot.engine.pycode import (
+    css_locator,
+    doc_text,
+    frame_scope,
+    locator_code,
+    one_line,
+    py,
+    secret_env,
+    secret_helper,
+    secret_names,
+    value_expr,
+)
 from tabpilot.engine.workflows import PLACEHOLDER, Workflow
 
 _NOT_IDENTIFIER = re.compile(r"[^a-z0-9_]+")
@@ -27,7 +38,8 @@ class Output:
     base: str = ""
     """The recorded site's origin: BASE_URL's default."""
     env: set[str] = field(default_factory=set)
-    secrets: bool = False
+    secrets: list[str] = field(default_factory=list)
+    """The {{secret:NAME}} names the test reads (through `secret`)."""
     regex: bool = False
 
     def url(self, url: str) -> str:
@@ -42,8 +54,7 @@ class Output:
             self.env.add(str(typed["env"]))
             return f"os.environ[{py(typed['env'])}]"
         text = str(typed.get("text", ""))
-        if uses_secrets(text):
-            self.secrets = True
+        self.secrets += [name for name in secret_names([text]) if name not in self.secrets]
         # A workflow's {{name}} without a default: the test reads it from the environment.
         self.env |= {m.group(2) for m in PLACEHOLDER.finditer(text) if not m.group(1)}
         return value_expr(text, params="os.environ")
@@ -159,7 +170,8 @@ def _action_lines(entry: dict[str, Any], t: Output) -> list[str]:
     kind = entry["kind"]
     locator = entry.get("locator") or {}
     if locator.get("by") == "ref":
-        return [f"# {kind} on the snapshot ref {locator.get('css')}: no locator was recorded for it"]
+        ref = one_line(locator.get("css"))
+        return [f"# {kind} on the snapshot ref {ref}: no locator was recorded for it"]
     element = _element(entry, t)
     if kind == "click":
         args = []
@@ -205,7 +217,7 @@ def entry_lines(entry: dict[str, Any], t: Output) -> list[str]:
     if kind == "expect_rows":
         return _rows_lines(entry, t)
     if kind == "note":
-        return [f"# {entry['text']}"]
+        return [f"# {one_line(entry['text'])}"]
     lines = _action_lines(entry, t)
     if entry.get("navigated"):
         lines.append(f"page.wait_for_url({t.url(str(entry['navigated']))})")
@@ -215,6 +227,19 @@ def entry_lines(entry: dict[str, Any], t: Output) -> list[str]:
 def test_name(name: str | None) -> str:
     stem = _NOT_IDENTIFIER.sub("_", (name or "recorded session").lower()).strip("_") or "recorded_session"
     return f"test_{stem}" if not stem.startswith("test_") else stem
+
+
+NOTHING_REPLAYED = "nothing to replay was recorded: act on a page through interact in the session first"
+
+
+def replays(lines: list[str]) -> bool:
+    """Whether a test body does anything (the lines of some entries are only comments, or none)."""
+    return any(not line.startswith("#") for line in lines)
+
+
+def replayable(entries: list[dict[str, Any]]) -> bool:
+    """Whether a test of `entries` would do anything on a page."""
+    return replays([line for entry in entries for line in entry_lines(entry, Output())])
 
 
 def playwright_test(entries: list[dict[str, Any]], *, name: str | None = None, source: str, dropped: int = 0) -> str:
@@ -227,11 +252,12 @@ def playwright_test(entries: list[dict[str, Any]], *, name: str | None = None, s
         body.append(f"# The record kept only the session's last {len(entries)} actions ({dropped} before were cut).")
     for entry in entries:
         body += entry_lines(entry, t)
-    if not body:
-        body = ["pass  # nothing was recorded"]
+    if not replays(body):
+        # A test that passes doing nothing would look like a check that holds: it says why it skips instead.
+        body.append(f"pytest.skip({py(NOTHING_REPLAYED)})")
     filename = f"{test_name(name)}.py"
     doc = [
-        f'"""{(name or "A recorded session").strip()}: {source}, as a Playwright test.',
+        f'"""{doc_text(name or "A recorded session")}: {doc_text(source)}, as a Playwright test.',
         "",
         "    pip install pytest-playwright" + (" keyring" if t.secrets else ""),
         f"    pytest {filename}",
@@ -244,12 +270,17 @@ def playwright_test(entries: list[dict[str, Any]], *, name: str | None = None, s
         # Passwords typed in plain when recorded, a workflow's {{name}} without a default.
         doc.append(f"Set these in the environment, the test reads them from there: {', '.join(sorted(t.env))}.")
     if t.secrets:
-        doc.append('{{secret:NAME}} values come from the OS keyring (service "tabpilot"); none is written here.')
+        variables = ", ".join(secret_env(secret) for secret in t.secrets)
+        doc += [
+            '{{secret:NAME}} values come from the OS keyring (service "tabpilot") or, where it has none or there is',
+            f"no keyring, from the environment: {variables}. None is written here.",
+        ]
     doc.append('"""')
     imports = ["from __future__ import annotations", "", "import os"]
     if t.regex:
         imports.append("import re")
-    imports += ["", "import pytest", "from playwright.sync_api import Page, expect"]
+    expects = any(line.startswith("expect(") for line in body)  # entry_lines start every expect's line
+    imports += ["", "import pytest", f"from playwright.sync_api import Page{', expect' if expects else ''}"]
     head = ["\n".join(doc) + "\n\n" + "\n".join(imports)]
     if t.base:
         head[-1] += f'\n\nBASE_URL = os.environ.get("BASE_URL", {py(t.base)})'
@@ -261,15 +292,7 @@ def playwright_test(entries: list[dict[str, Any]], *, name: str | None = None, s
         '    return {**browser_type_launch_args, "executable_path": path} if path else browser_type_launch_args'
     ]
     if t.secrets:
-        fixtures.append(
-            "def secret(name: str) -> str:\n"
-            '    """A {{secret:NAME}}: from the OS keyring (service "tabpilot"), as Tabpilot reads it."""\n'
-            "    import keyring\n\n"
-            '    value = keyring.get_password("tabpilot", name)\n'
-            "    if value is None:\n"
-            "        pytest.skip(f\"the secret {name!r} is not in the OS keyring (service 'tabpilot')\")\n"
-            "    return value"
-        )
+        fixtures.append(secret_helper("pytest.skip").rstrip("\n"))
     test = f"def {test_name(name)}(page: Page) -> None:\n" + "\n".join(f"    {line}" for line in body)
     return "\n\n\n".join([*head, *fixtures, test]) + "\n"
 

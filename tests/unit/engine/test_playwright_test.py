@@ -65,7 +65,7 @@ async def test_a_session_becomes_a_test_with_the_locators_the_page_named(
     compile(code, "test_sign_in.py", "exec")
     # Another session has its own record.
     other = await recording.call("generate", {"type": "playwright_test", "path": "other"}, session="mcp-2")
-    assert other["actions"] == 0 and "nothing on a page yet" in other["note"]
+    assert other["actions"] == 0 and "Nothing to replay was recorded in this session" in other["note"]
 
 
 async def test_without_descriptions_css_is_used_and_secrets_stay_references(
@@ -243,3 +243,28 @@ def test_a_workflow_param_without_a_default_is_read_from_the_environment() -> No
     assert """page.locator("#q").fill(f"{os.environ['query']} by ann")""" in code
     assert "the test reads them from there: query." in code
     compile(code, "t.py", "exec")
+
+
+async def test_a_record_of_only_notes_answers_a_note_and_a_test_that_skips(recording: Engine) -> None:
+    await recording.call("interact", {"action": "navigate", "url": "about:blank"}, session="mcp-3")  # not kept
+    recording.recorder.add("mcp-3", {"kind": "note", "text": "the session ran JavaScript here"})
+    made = await recording.call("generate", {"type": "playwright_test"}, session="mcp-3")
+    assert made["actions"] == 1
+    assert made["note"].startswith("Nothing to replay was recorded in this session (1 recorded actions")
+    assert "interact in this same session first" in made["note"]
+    assert (
+        made["code"]
+        .rstrip()
+        .endswith('pytest.skip("nothing to replay was recorded: act on a page through interact in the session first")')
+    )
+    compile(made["code"], "t.py", "exec")
+
+
+async def test_a_workflow_with_nothing_a_test_replays_answers_a_note(
+    make_engine: EngineFactory, tmp_path: Path
+) -> None:
+    store = MemoryWorkflowStore()
+    store.save(Workflow(workflow_id="wf-wait", name="wait", steps=[{"type": "delay", "ms": 100}]))
+    engine = make_engine(config=EngineConfig(artifacts_dir=tmp_path), workflows=store)
+    made = await engine.call("generate", {"type": "playwright_test", "workflow_id": "wf-wait"})
+    assert "None of this workflow's steps can be replayed" in made["note"] and "pytest.skip(" in made["code"]
