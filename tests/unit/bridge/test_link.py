@@ -220,7 +220,7 @@ async def test_error_results_map_to_contract_codes(
 async def test_an_internal_error_from_the_extension_gets_a_log_reference_and_its_message_is_logged(
     link: ExtensionLink, socket: FakeSocket, caplog: pytest.LogCaptureFixture
 ) -> None:
-    failing = "Extension error: Cannot access contents of url \"chrome://newtab/\"."
+    failing = 'Extension error: Cannot access contents of url "chrome://newtab/".'
     task = asyncio.create_task(link.request("page.performance", {}, timeout_s=5))
     (frame,) = await sent_commands(socket, 1)
     with caplog.at_level(logging.WARNING, logger="tabpilot.bridge"):
