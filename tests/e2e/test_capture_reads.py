@@ -110,9 +110,7 @@ async def test_mocked_and_blocked_requests_say_so_in_the_har(
         await mcp.ok("configure", {"action": "clear_routes"})
 
 
-async def test_performance_and_injection_check_on_a_blank_new_tab_are_not_supported(
-    mcp: StdioMcp, tab: Any
-) -> None:
+async def test_performance_and_injection_check_on_a_blank_new_tab_are_not_supported(mcp: StdioMcp, tab: Any) -> None:
     blank = await tab.context.new_page()  # about:blank: Chrome keeps extensions' scripts out of it
     try:
         await blank.bring_to_front()

@@ -296,7 +296,8 @@ COMMANDS: list[Command[Any]] = [
         },
         "`{source: fetch|xhr|resource, method, url, status, ok, duration_ms, request_size, response_size, "
         "content_type, initiator?, error?, mocked?|blocked? (a configure mock_route/block_urls route answered "
-        "it; route: its pattern), ts, cursor}`",
+        "it; route: its pattern), ts, cursor}`; the tab's earlier pages stay listed (generate har keeps to the "
+        "current page)",
     ),
     _listing(
         "network_bodies",
