@@ -62,6 +62,18 @@ async def test_a_request_and_a_console_line_are_in_the_read_asked_right_after_th
         assert tag in [e["text"] for e in logs["entries"]], logs
 
 
+async def test_execute_js_fetch_then_observe_network_at_once_lists_the_request(
+    mcp: StdioMcp, e2e_app: App, tab: Any, site: FixtureSite, pilot_on: None
+) -> None:
+    await show(e2e_app, tab, site, "/index.html")
+    for _ in range(3):
+        tag = f"js-{secrets.token_hex(4)}"
+        script = f"const r = await fetch('/api/json?tag={tag}'); return r.status"
+        assert (await mcp.ok("interact", {"action": "execute_js", "script": script}))["result"] == 200
+        found = await mcp.ok("observe", {"what": "network", "url_filter": f"tag={tag}"})
+        assert [e["status"] for e in found["entries"]] == [200], found
+
+
 async def test_the_har_is_the_current_page_with_the_request_it_just_made(
     mcp: StdioMcp, e2e_app: App, tab: Any, site: FixtureSite
 ) -> None:
