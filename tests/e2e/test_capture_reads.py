@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import secrets
+import time
 from pathlib import Path
 from typing import Any
 
@@ -99,6 +100,30 @@ async def test_the_har_is_the_current_page_with_the_request_it_just_made(
     # observe network keeps the tab's earlier pages (each entry has its URL; since_cursor reads what is new).
     kept = await mcp.ok("observe", {"what": "network", "url_filter": "evidence"})
     assert kept["entries"]
+
+
+async def test_a_page_too_busy_to_hand_over_its_capture_does_not_stall_a_read(
+    mcp: StdioMcp, e2e_app: App, tab: Any, site: FixtureSite
+) -> None:
+    await show(e2e_app, tab, site, "/index.html")
+    # The page logs all the time, so its capture always holds something the worker knows of ...
+    await tab.evaluate("() => { window.ticker = setInterval(() => console.log('tick'), 5); }")
+
+    async def ticking() -> bool:
+        return "tick" in [e["text"] for e in (await mcp.ok("observe", {"what": "logs", "limit": 5}))["entries"]]
+
+    await until(ticking, what="the page's ticks in the capture")
+    # ... then its main thread is busy for 4 s: the capture cannot hand anything over meanwhile.
+    await tab.evaluate(
+        "() => setTimeout(() => { window.busyFrom = Date.now(); const end = window.busyFrom + 4000;"
+        " while (Date.now() < end); window.busyTo = Date.now(); clearInterval(window.ticker); }, 0)"
+    )
+    asked = time.time() * 1000
+    await mcp.ok("observe", {"what": "logs", "limit": 5})
+    answered = time.time() * 1000
+    busy_from, busy_to = await tab.evaluate("[window.busyFrom, window.busyTo]")
+    assert busy_from <= asked and answered < busy_to, "the read was answered while the page was busy"
+    assert answered - asked < 1500, "the page gets 0.5 s at most"
 
 
 async def test_mocked_and_blocked_requests_say_so_in_the_har(
