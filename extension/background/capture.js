@@ -12,6 +12,55 @@ import { CAPABILITIES } from "./capabilities.js";
 import * as ext from "./ext.js";
 import { markCaptured } from "./routes.js";
 
+const FLUSH_BOUND_MS = 500; // capture.flush waits this long at most: a hung page cannot stall a read
+
+/** Frames that told us they hold capture items not sent yet, per tab (relay.js `captureOpen`). */
+const holding = new Map();
+
+/** @param {number} tabId @param {number} frameId @param {boolean} on */
+function setHolding(tabId, frameId, on) {
+  const frames = holding.get(tabId);
+  if (on) {
+    if (frames) frames.add(frameId);
+    else holding.set(tabId, new Set([frameId]));
+  } else if (frames) {
+    frames.delete(frameId);
+    if (frames.size === 0) holding.delete(tabId);
+  }
+}
+
+/** Runs in a frame's isolated world: its relay's flush (0 when capture does not run there). */
+function flushFrame() {
+  const flush = /** @type {any} */ (globalThis).__tabpilotCaptureFlush;
+  return typeof flush === "function" ? flush() : 0;
+}
+
+/**
+ * capture.flush, before the app reads captured data: the frames of the tab that hold capture items send
+ * them now, and this answers only once their batches went to the app — on the same connection, before
+ * this answer, so the app has filed them when the answer comes. Nothing held: answers at once.
+ */
+export async function flushCapture(tab) {
+  const frames = tab.id === undefined ? undefined : holding.get(tab.id);
+  if (!frames?.size || tab.id === undefined) return { flushed: 0, frames: 0 };
+  const tabId = tab.id;
+  holding.delete(tabId); // the batches that answer say again whether anything is still held
+  const asked = [...frames].map((frameId) =>
+    ext.scripting.executeScript({ target: { tabId, frameIds: [frameId] }, injectImmediately: true, func: flushFrame }).then(
+      ([frame]) => (typeof frame?.result === "number" ? frame.result : 0),
+      () => 0, // the frame went away: its relay sent what it had as it hid
+    ),
+  );
+  let timer = 0;
+  const bound = new Promise((resolve) => {
+    timer = setTimeout(() => resolve(null), FLUSH_BOUND_MS);
+  });
+  const counts = await Promise.race([Promise.all(asked), bound]);
+  clearTimeout(timer);
+  if (counts === null) return { flushed: 0, frames: frames.size, timed_out: true };
+  return { flushed: /** @type {number[]} */ (counts).reduce((a, b) => a + b, 0), frames: frames.size };
+}
+
 const DEFAULTS = {
   websockets: CAPABILITIES.capture_websockets.default,
   bodies: CAPABILITIES.capture_network_bodies.default,
@@ -49,8 +98,13 @@ export function startCapture(connection) {
       reply(current);
       return false;
     }
+    if (msg?.captureOpen && sender.tab?.id !== undefined) {
+      setHolding(sender.tab.id, sender.frameId ?? 0, true);
+      return false;
+    }
     const batch = msg?.capture;
     if (!batch || !sender.tab || !Array.isArray(batch.items)) return false;
+    if (sender.tab.id !== undefined) setHolding(sender.tab.id, sender.frameId ?? 0, batch.open === true);
     if (sender.tab.id !== undefined) markCaptured(sender.tab.id, batch.items); // answered by a mock or block route
     const data = {
       tab_id: sender.tab.id,
@@ -61,6 +115,8 @@ export function startCapture(connection) {
     if (batch.dropped > 0) data.dropped = batch.dropped;
     if (batch.settings) data.settings = batch.settings;
     connection.send({ type: "event", name: "capture", data });
+    if (batch.flush) reply({ forwarded: true }); // capture.flush waits for this: the batch is on its way
     return false;
   });
+  ext.tabs.onRemoved.addListener((tabId) => holding.delete(tabId));
 }

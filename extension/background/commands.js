@@ -4,6 +4,7 @@
 import { audit } from "./a11y.js";
 import { check, dismissOverlays, download, drag, fill, focus, history, hover, select, upload, waitFor } from "./acting.js";
 import { click, press, type } from "./actions.js";
+import { flushCapture } from "./capture.js";
 import { crop } from "./crop.js";
 import { toContent } from "./content.js";
 import { guarded, handleDialog, listDialogs } from "./dialogs.js";
@@ -83,6 +84,27 @@ async function pageAssert(tab, params, frameMs) {
   return (await inPageAt(tab.id, "page.assert", asked, deadline, frameId)).data;
 }
 
+/**
+ * A read that runs a script in the page. A page Chrome keeps closed to extensions although its URL looks
+ * open — a fresh tab's about:blank, an error page — refuses the script: not_supported with what to do,
+ * as the other reads say (not an internal error).
+ */
+function scripted(run) {
+  return onPage(async (tab, params, frameMs) => {
+    try {
+      return await run(tab, params, frameMs);
+    } catch (err) {
+      if (err instanceof TPError) throw err;
+      const where = (tab.url || "this page").split("?")[0];
+      throw new TPError(
+        Codes.NOT_SUPPORTED,
+        `Tabpilot cannot read ${where}: the browser keeps extensions out of it (${err?.message ?? err}). Navigate the tab to a web page first.`,
+        { tab_id: tab.id, url: tab.url },
+      );
+    }
+  });
+}
+
 async function resolveTab(params) {
   const tab = await targetTab(params);
   return { tab_id: tab.id, url: tab.url ?? "", title: tab.title ?? "" };
@@ -134,7 +156,7 @@ export const OPS = {
   "scrape.next_page": onPage(nextPage),
   "page.read": onPage((tab, p) => readInFrame(tab, "page.read", p)),
   "page.assert": onPage(pageAssert),
-  "page.injection_scan": onPage((tab, p) => readInFrame(tab, "page.injection_scan", p)),
+  "page.injection_scan": scripted((tab, p) => readInFrame(tab, "page.injection_scan", p)),
   "a11y.audit": async (p, frameMs) => audit(await targetTab(p), p, frameMs),
   "dom.snapshot": onPage(snapshot),
   "dom.highlight": onPage(highlight),
@@ -151,7 +173,8 @@ export const OPS = {
   "network.clear_routes": async (p) => clearRoutes(await targetTab(p)),
   "tab.pdf": async (p) => printPdf(await targetTab(p), p),
   "tab.archive": async (p) => archive(await targetTab(p)),
-  "page.performance": async (p) => performanceOf(await targetTab(p)),
+  "page.performance": scripted(performanceOf),
+  "capture.flush": async (p) => flushCapture(await targetTab(p)),
 };
 
 /**

@@ -59,6 +59,7 @@
 /** @typedef {{landscape?: boolean, print_background?: boolean, scale?: number, paper_width?: number, paper_height?: number, margin_top?: number, margin_right?: number, margin_bottom?: number, margin_left?: number, page_ranges?: string, header_template?: string, footer_template?: string, prefer_css_page_size?: boolean, tab_id?: number}} TabPdfParams the page printed as a PDF (sizes in inches) */
 /** @typedef {{tab_id?: number}} TabArchiveParams the page and its resources as one MHTML document */
 /** @typedef {{tab_id?: number}} PagePerformanceParams navigation and paint timings, Web Vitals, resources */
+/** @typedef {{tab_id?: number}} CaptureFlushParams the tab's buffered capture items to the app now (answers once they were forwarded) */
 
 /** @type {Readonly<Record<string, OperationSpec>>} */
 export const OPERATIONS = Object.freeze({
@@ -542,6 +543,12 @@ export const OPERATIONS = Object.freeze({
     },
   },
   "page.performance": {
+    pageChanging: false,
+    params: {
+      tab_id: {"type": ["integer"], "required": false},
+    },
+  },
+  "capture.flush": {
     pageChanging: false,
     params: {
       tab_id: {"type": ["integer"], "required": false},

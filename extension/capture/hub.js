@@ -43,6 +43,7 @@
   let sink = null; // (items, dropped) => void, set by capture/link.js
   let scheduled = false;
   let lastFlush = -Infinity;
+  let onHold = null; // () => void, set by capture/link.js: told when items wait for a later hand-over
 
   function flush() {
     scheduled = false;
@@ -65,7 +66,14 @@
     scheduled = true;
     const wait = FLUSH_MS - (native.perfNow() - lastFlush);
     if (wait <= 0) native.queueMicrotask(flush);
-    else native.setTimeout(flush, wait);
+    else {
+      native.setTimeout(flush, wait);
+      try {
+        onHold?.(); // the relay learns that items wait here (a flush asked meanwhile must not skip them)
+      } catch {
+        // a closed channel
+      }
+    }
   }
 
   const TEXT_FIELDS = ["text", "data", "stack", "message", "requestBody", "responseBody"];
@@ -418,8 +426,9 @@
     isoAt,
     onSettings,
     applySettings,
-    connect(fn) {
+    connect(fn, hold) {
       sink = fn;
+      onHold = hold ?? null;
       schedule();
     },
   };

@@ -44,7 +44,15 @@
       hub.applySettings(msg.settings);
       hub.apply(post, port, [{ ack: { websockets: hub.settings.websockets, bodies: hub.settings.bodies } }]);
     }
+    // A read of captured data is coming (capture.flush): everything queued now, then word that it is all.
+    if (msg && typeof msg === "object" && Number.isInteger(msg.flush)) {
+      hub.flush();
+      hub.apply(post, port, [{ flushed: msg.flush }]);
+    }
   };
-  hub.connect((items, dropped) => hub.apply(post, port, [{ items, dropped }]));
+  hub.connect(
+    (items, dropped) => hub.apply(post, port, [{ items, dropped }]),
+    () => hub.apply(post, port, [{ hold: true }]),
+  );
   offer();
 })();

@@ -4,6 +4,12 @@
 // the service worker, which forwards them to the app. It also tells the page side which capture
 // toggles the user has on (chrome.storage.local, mirrored by the service worker; defaults until
 // known: WebSockets on, bodies off) and drops what a toggle forbids.
+//
+// A read of captured data must not miss what a page did a moment ago: the worker's `capture.flush`
+// calls `__tabpilotCaptureFlush()` here (executeScript, this isolated world), which has the page side
+// hand over its queue, sends the batch at once and resolves only once the worker forwarded it to the
+// app. To keep that cheap the worker asks only frames that told it they hold something (`captureOpen`,
+// sent once per batch window; each batch says whether more is still held).
 (() => {
   if (globalThis.__tabpilotRelay) return;
   globalThis.__tabpilotRelay = true;
@@ -26,35 +32,77 @@
   let dropped = 0;
   let timer = 0;
   let alive = true;
+  let holding = false; // the page side holds items for a later hand-over (it hands over at most every 50 ms)
+  let reported = false; // the worker was told this frame holds something
+  const HUB_WAIT_MS = 250; // a flush waits this long at most for the page side (a busy page cannot stall a read)
+  let flushes = 0;
+  const flushing = new Map(); // flush id → its finish
 
   const allowed = (item) => (item.kind === "ws" ? settings.websockets : item.kind === "body" ? settings.bodies : true);
 
-  function send() {
+  /** Sends what is pending; resolves with the items sent once the worker has them (at once when none). */
+  function send(flush = false) {
+    clearTimeout(timer);
     timer = 0;
-    if (!alive || !settings) return;
+    if (!alive || !settings) return Promise.resolve(0);
     let items = pending.filter(allowed);
     pending = [];
     pendingChars = 0;
+    const total = items.length;
     while (items.length > SEND_ITEMS) {
-      post({ items: items.slice(0, SEND_ITEMS), dropped: 0 });
+      post({ items: items.slice(0, SEND_ITEMS), dropped: 0, open: true });
       items = items.slice(SEND_ITEMS);
     }
-    if (items.length === 0 && dropped === 0 && !ackPending) return;
+    if (items.length === 0 && dropped === 0 && !ackPending && !reported) return Promise.resolve(0);
     const msg = { items, dropped };
     if (ackPending) msg.settings = pageSettings;
+    if (holding) msg.open = true; // more is on its way from the page side
+    if (flush) msg.flush = true; // the worker answers once it forwarded this batch
     ackPending = false;
     dropped = 0;
-    post(msg);
+    reported = holding;
+    return post(msg).then(() => total);
   }
 
   function post(capture) {
     try {
-      chrome.runtime.sendMessage({ capture }).catch(() => {});
+      return chrome.runtime.sendMessage({ capture }).catch(() => {});
     } catch {
       alive = false; // the extension was reloaded: this copy of the relay is orphaned
       port?.close();
+      return Promise.resolve();
     }
   }
+
+  /** Tells the worker, once per batch window, that this frame holds something (see the header). */
+  function report() {
+    if (reported || !alive || (pending.length === 0 && !holding)) return;
+    reported = true;
+    try {
+      chrome.runtime.sendMessage({ captureOpen: true }).catch(() => {});
+    } catch {
+      alive = false;
+    }
+  }
+
+  /** capture.flush: everything the page side and this relay hold, sent now; resolves once the worker has it. */
+  function flushNow() {
+    return new Promise((resolve) => {
+      const id = ++flushes;
+      const finish = () => {
+        if (!flushing.delete(id)) return;
+        send(true).then(resolve, () => resolve(0));
+      };
+      flushing.set(id, finish);
+      if (!port || !alive) {
+        finish();
+        return;
+      }
+      port.postMessage({ flush: id });
+      setTimeout(finish, HUB_WAIT_MS);
+    });
+  }
+  Object.defineProperty(globalThis, "__tabpilotCaptureFlush", { value: flushNow, configurable: true });
 
   function schedule() {
     if (!settings) return;
@@ -69,7 +117,9 @@
   function fromPage(event) {
     const msg = event.data;
     if (!msg || typeof msg !== "object") return;
+    if (msg.hold === true) holding = true;
     if (Array.isArray(msg.items)) {
+      holding = false; // the page side handed over what it held
       for (const item of msg.items) {
         if (!item || typeof item !== "object") continue;
         pending.push(item);
@@ -90,6 +140,12 @@
       pageSettings = { websockets: msg.ack.websockets === true, bodies: msg.ack.bodies === true };
       ackPending = true;
     }
+    if (Number.isInteger(msg.flushed)) {
+      holding = false; // the page side's queue is empty now
+      flushing.get(msg.flushed)?.();
+      return;
+    }
+    report();
     schedule();
   }
 

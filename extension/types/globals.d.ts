@@ -38,7 +38,7 @@ interface TabpilotCaptureHub {
   isoAt(epochMs: number): string;
   onSettings(fn: (settings: { websockets: boolean; bodies: boolean }, before: { websockets: boolean; bodies: boolean }) => void): void;
   applySettings(next: { websockets?: boolean; bodies?: boolean } | null | undefined): void;
-  connect(sink: (items: unknown[], dropped: number) => void): void;
+  connect(sink: (items: unknown[], dropped: number) => void, hold?: () => void): void;
   // Each capture module marks itself here, so that a second injection does not hook twice.
   console?: boolean;
   errors?: boolean;

@@ -16,7 +16,7 @@ from pypdf import PdfReader
 
 from tests.conftest import AppFactory
 from tests.e2e.test_dialogs_own_browser import pair, tab_showing
-from tests.support.plain_chromium import PlainChromium
+from tests.support.plain_chromium import PlainChromium, Popup
 from tests.support.site import FixtureSite
 from tests.support.waiting import until
 
@@ -46,7 +46,7 @@ async def test_pdf_archive_har_and_timings_in_your_own_browser(
         assert "Third page marker CHARLIE" in reader.pages[2].extract_text()
 
         evidence = site.url("/evidence.html")
-        await chrome.open_tab(evidence)
+        evidence_target = await chrome.open_tab(evidence)
         tab_id = await until(lambda: tab_showing(app, evidence), timeout=10, what="the evidence tab")
 
         async def loaded() -> dict[str, Any] | None:
@@ -67,6 +67,13 @@ async def test_pdf_archive_har_and_timings_in_your_own_browser(
             return answer if int(answer["entries"]) >= 5 else None  # the document, css, image, two calls
 
         await until(har_with_calls, what="the page's requests in a HAR")
+
+        # A request the page makes (the person, in DevTools' console) is in a read asked right after it.
+        attached = await chrome.send("Target.attachToTarget", {"targetId": evidence_target, "flatten": True})
+        console = Popup(chrome, str(attached["sessionId"]))
+        await console.js("fetch('/api/json?tag=own-now').then((r) => r.text())")
+        found = await app.engine.call("observe", {"what": "network", "tab_id": tab_id, "url_filter": "tag=own-now"})
+        assert [e["status"] for e in found["entries"]] == [200]
     finally:
         await chrome.close()
         await site.stop()

@@ -20,7 +20,7 @@ from typing import Any, Protocol
 
 from tabpilot import trace
 from tabpilot.bridge.protocol import OPS, CommandMsg, Hello, encode
-from tabpilot.engine.errors import TabpilotError, coerce_code
+from tabpilot.engine.errors import TabpilotError, coerce_code, new_log_ref
 from tabpilot.observers import Observers
 
 OLDER_EXTENSION = re.compile(r"does not know the operation|: unknown parameter '")
@@ -312,7 +312,14 @@ class ExtensionLink:
             message = str(err.get("message") or "browser error")
             if OLDER_EXTENSION.search(message):
                 message = f"{message} {OLDER_EXTENSION_HINT}"
-            future.set_exception(TabpilotError(coerce_code(err.get("code")), message, **details))
+            code = coerce_code(err.get("code"))
+            if code == "internal" and not isinstance(details.get("log_ref"), str):
+                # The contract: `internal` always carries a log reference. The extension's own failures
+                # (a Chrome API refusing, a bug) come without one: the app logs them under a fresh one.
+                ref = details["log_ref"] = new_log_ref()
+                log.warning("extension error [%s]: %s", ref, message)
+                message = f"{message} (see its log under {ref})"
+            future.set_exception(TabpilotError(code, message, **details))
 
     async def handle_event(self, name: str, data: dict[str, Any], socket: Socket | None = None) -> None:
         browser = self._by_socket(socket) if socket is not None else self._default()

@@ -13,6 +13,7 @@ import json
 import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any, TypedDict
 from urllib.parse import parse_qsl, urlsplit
 
@@ -24,7 +25,7 @@ from tabpilot.engine.capture import BUFFER_SIZES, store_for
 from tabpilot.engine.commands import Command
 from tabpilot.engine.context import CommandContext
 from tabpilot.engine.errors import TabpilotError
-from tabpilot.engine.telemetry import target_tab
+from tabpilot.engine.telemetry import flush_capture, target_tab
 
 PAGE_ID = "page_1"
 RESOURCE_TYPES = {
@@ -136,6 +137,15 @@ def har_entry(item: Mapping[str, Any], body: Mapping[str, Any] | None) -> dict[s
     }
     if item.get("error"):
         entry["_error"] = str(item["error"])
+    # A configure mock_route / block_urls route answered it: said so, never passed off as the server's answer.
+    if item.get("mocked"):
+        entry["_mocked"] = True
+    if item.get("blocked"):
+        entry["_blocked"] = True
+        response["status"] = 0
+        entry.setdefault("_error", "blocked by a configure block_urls route")
+    if (item.get("mocked") or item.get("blocked")) and item.get("route"):
+        entry["_route"] = str(item["route"])
     return entry
 
 
@@ -210,13 +220,39 @@ async def _page_timings(ctx: CommandContext, tab_id: int | None) -> dict[str, An
         return None
 
 
+def _epoch_ms(ts: Any) -> float | None:
+    """A capture item's `ts` (ISO 8601, UTC) in epoch milliseconds; None when it is not one."""
+    if not isinstance(ts, str):
+        return None
+    try:
+        return datetime.fromisoformat(ts).timestamp() * 1000
+    except ValueError:
+        return None
+
+
+def since_navigation(perf: Mapping[str, Any] | None) -> float | None:
+    """When the tab's current page began (its navigation's time origin, epoch ms): the HAR is that page's,
+    and requests of pages the tab showed before stay out. None when the page could not tell."""
+    origin = perf.get("time_origin") if perf else None
+    return float(origin) if isinstance(origin, int | float) and not isinstance(origin, bool) else None
+
+
 async def _har(ctx: CommandContext, a: HarArgs) -> Har:
     store = store_for(ctx.engine)
     tab_id = await target_tab(ctx, a.tab_id)
     wanted = (a.url_filter or "").lower()
+    # The page's timings first (they say where the current page begins), then what the tab has buffered.
+    perf = await _page_timings(ctx, tab_id)
+    await flush_capture(ctx, tab_id)
+    began = since_navigation(perf)
 
     def match(item: Mapping[str, Any]) -> bool:
-        return not wanted or wanted in str(item.get("url", "")).lower()
+        if wanted and wanted not in str(item.get("url", "")).lower():
+            return False
+        if began is None:
+            return True
+        at = _epoch_ms(item.get("ts"))
+        return at is None or at >= began - 1  # the time origin is rounded to the millisecond
 
     requests = store.entries("network", tab_id=tab_id, match=match, limit=BUFFER_SIZES["network"]).entries
     captured = store.enabled("network_bodies")
@@ -225,7 +261,6 @@ async def _har(ctx: CommandContext, a: HarArgs) -> Har:
         if captured
         else []
     )
-    perf = await _page_timings(ctx, tab_id)
     title = str(perf.get("title") or perf.get("url") or "") if perf else ""
     document = perf is not None and match(perf)
     har = build_har(reversed(requests), bodies, title=title or f"tab {tab_id}", perf=perf, document=document)
@@ -253,8 +288,10 @@ COMMANDS: list[Command[Any]] = [
         _har,
         HarArgs,
         returns=Har,
-        notes="HAR 1.2 (opens in Chrome DevTools' Network panel) of what the capture holds for the tab: the "
-        "page's document, its fetch/XHR calls and the resources it loaded (the last 500). Bodies only while the "
+        notes="HAR 1.2 (opens in Chrome DevTools' Network panel) of the tab's current page: its document, its "
+        "fetch/XHR calls and the resources it loaded since its navigation (the last 500; earlier pages of the tab "
+        "are left out). Requests a configure mock_route/block_urls route answered carry `_mocked`/`_blocked` and "
+        "`_route` (a blocked one: status 0 and `_error`). Bodies only while the "
         "person has 'Network bodies' on (`bodies_captured`); sensitive headers, cookies and secret values are "
         "never in it. Written under the home's artifacts folder.",
         example={"path": "checkout.har"},
@@ -265,6 +302,6 @@ COMMANDS: list[Command[Any]] = [
             "size_bytes": 18230,
             "bodies_captured": False,
         },
-        ops=("tabs.resolve", "page.performance"),
+        ops=("tabs.resolve", "page.performance", "capture.flush"),
     ),
 ]

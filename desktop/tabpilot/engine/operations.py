@@ -380,6 +380,11 @@ OPERATIONS: tuple[Operation, ...] = (
     ),
     Operation("tab.archive", (TAB_ID,), summary="the page and its resources as one MHTML document"),
     Operation("page.performance", (TAB_ID,), summary="navigation and paint timings, Web Vitals, resources"),
+    Operation(
+        "capture.flush",
+        (TAB_ID,),
+        summary="the tab's buffered capture items to the app now (answers once they were forwarded)",
+    ),
 )
 
 BY_NAME: dict[str, Operation] = {op.name: op for op in OPERATIONS}

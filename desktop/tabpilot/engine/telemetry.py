@@ -7,6 +7,7 @@ when no browser is connected, the buffers of every tab (entries carry their `tab
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, NotRequired, TypedDict
@@ -80,6 +81,22 @@ async def target_tab(ctx: CommandContext, tab_id: int | None) -> int | None:
     return found if isinstance(found, int) and not isinstance(found, bool) else None
 
 
+FLUSH_TIMEOUT_S = 2.0
+"""How long a read waits for the tab's capture hand-over at most (the extension bounds it at 0.5 s)."""
+
+
+async def flush_capture(ctx: CommandContext, tab_id: int | None) -> None:
+    """Before a read of captured data: the tab hands over what its page has buffered (the page batches its
+    capture for up to ~150 ms), and the answer comes only after the batch reached the app (events and
+    results share one connection, in order). So a request that finished before the read is in it. Cheap:
+    the extension asks the page only when it has something buffered. Best effort: a browser that cannot
+    (an older extension, a tab gone) leaves the read as it was."""
+    if tab_id is None or not ctx.browser.connected:
+        return
+    with contextlib.suppress(TabpilotError):
+        await ctx.browser.request("capture.flush", {"tab_id": tab_id}, timeout_s=FLUSH_TIMEOUT_S)
+
+
 class Listing(TypedDict):
     tab_id: int | None
     entries: list[dict[str, Any]]
@@ -112,6 +129,7 @@ async def _read(ctx: CommandContext, a: ListingArgs, kind: Kind, match: Match | 
             "capture_enabled": False,
             "note": OFF_NOTES[kind],
         }
+    await flush_capture(ctx, tab_id)
     page = store.entries(kind, tab_id=tab_id, match=match, limit=a.limit, since_cursor=a.since_cursor)
     # A page echoes what was typed into it, keystroke by keystroke ('S', 'S3', 'S3c', …): secrets Tabpilot
     # typed never come back in clear, nor the beginnings of them.
@@ -235,6 +253,7 @@ def _listing(
         "what came after (`more: true`: ask again; `evicted: true`: a buffer overflowed in between).",
         example_result={"tab_id": 12, "entries": [entry], "count": 1, "cursor": 42, "more": False, "buffered": 1},
         cli=Cli(mode.replace("_", "-")),
+        ops=("tabs.resolve", "capture.flush"),
     )
 
 
@@ -277,7 +296,8 @@ COMMANDS: list[Command[Any]] = [
         },
         "`{source: fetch|xhr|resource, method, url, status, ok, duration_ms, request_size, response_size, "
         "content_type, initiator?, error?, mocked?|blocked? (a configure mock_route/block_urls route answered "
-        "it; route: its pattern), ts, cursor}`",
+        "it; route: its pattern), ts, cursor}`; the tab's earlier pages stay listed (generate har keeps to the "
+        "current page)",
     ),
     _listing(
         "network_bodies",

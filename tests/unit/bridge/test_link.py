@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
+import re
 from typing import Any
 
 import pytest
@@ -208,8 +210,34 @@ async def test_error_results_map_to_contract_codes(
     (frame,) = await sent_commands(socket, 1)
     link.resolve(err(frame["id"], error))
     e = await failure(task)
+    if code == "internal":  # the app gives it a log reference (test below)
+        ref = e.details.pop("log_ref")
+        message = f"{message} (see its log under {ref})"
     assert (e.code, e.message, e.details) == (code, message, details)
     assert e.envelope()["error"] == code
+
+
+async def test_an_internal_error_from_the_extension_gets_a_log_reference_and_its_message_is_logged(
+    link: ExtensionLink, socket: FakeSocket, caplog: pytest.LogCaptureFixture
+) -> None:
+    failing = 'Extension error: Cannot access contents of url "chrome://newtab/".'
+    task = asyncio.create_task(link.request("page.performance", {}, timeout_s=5))
+    (frame,) = await sent_commands(socket, 1)
+    with caplog.at_level(logging.WARNING, logger="tabpilot.bridge"):
+        link.resolve(err(frame["id"], {"code": "internal", "message": failing}))
+        e = await failure(task)
+    ref = e.details["log_ref"]
+    assert e.code == "internal" and re.fullmatch(r"ERR-[0-9a-f]{8}", ref)
+    assert e.message == f"{failing} (see its log under {ref})" and e.envelope()["log_ref"] == ref
+    (record,) = [r for r in caplog.records if ref in r.getMessage()]
+    assert record.levelno == logging.WARNING and failing in record.getMessage()
+
+    # One that already names its log reference keeps it.
+    task = asyncio.create_task(link.request("page.performance", {}, timeout_s=5))
+    (_, frame) = await sent_commands(socket, 2)
+    link.resolve(err(frame["id"], {"code": "internal", "message": "m", "details": {"log_ref": "ERR-00000001"}}))
+    e = await failure(task)
+    assert (e.message, e.details) == ("m", {"log_ref": "ERR-00000001"})
 
 
 async def test_an_op_outside_the_protocol_is_a_programming_error(link: ExtensionLink, socket: FakeSocket) -> None:

@@ -194,3 +194,43 @@ def test_a_failed_request_is_an_entry_with_status_0_and_its_error() -> None:
     validate_har(har)
     (entry,) = har["log"]["entries"]
     assert entry["response"]["status"] == 0 and entry["_error"] == "Failed to fetch" and entry["time"] == 0
+
+
+async def test_the_har_is_the_current_pages_and_the_tab_hands_over_its_buffer_first(
+    make_engine: EngineFactory, browser: FakeBrowser, folder: Path
+) -> None:
+    engine = engine_with(make_engine, browser, folder, bodies=False)
+    # A page the tab showed before this one (its requests came before the current page's time origin).
+    feed(engine, 1, network("https://shop.test/api/old-page", ts="2026-01-15T10:29:59.000Z"))
+
+    async def flushed(params: dict[str, Any]) -> dict[str, Any]:
+        # What the page still had buffered reaches the app before the flush answers.
+        feed(engine, 1, network("https://shop.test/api/just-now", ts="2026-01-15T10:30:05.000Z"))
+        return {"flushed": 1}
+
+    browser.replies["capture.flush"] = flushed
+    har = read(await engine.call("generate", {"type": "har"}))
+    assert [e["request"]["url"] for e in har["log"]["entries"]] == [
+        "https://shop.test/cart",
+        "https://shop.test/api/just-now",
+    ]
+    assert [c.params for c in browser.calls if c.op == "capture.flush"] == [{"tab_id": 1}]
+
+
+def test_mocked_and_blocked_requests_say_so_in_the_har() -> None:
+    mocked = network("https://shop.test/api/items", status=201, mocked=True, route="**/api/items*")
+    blocked = network(
+        "https://shop.test/ads.js", status=0, ok=False, blocked=True, route="**/ads.js", error="Failed to fetch"
+    )
+    silent = network("https://shop.test/ads2.js", status=0, blocked=True, route="**/ads2.js")
+    real = network("https://shop.test/api/real")
+    har = build_har([mocked, blocked, silent, real], [], title="routes")
+    validate_har(har)
+    HarParser(har)
+    by_url = {e["request"]["url"].rsplit("/", 1)[1]: e for e in har["log"]["entries"]}
+    assert by_url["items"]["_mocked"] is True and by_url["items"]["_route"] == "**/api/items*"
+    assert by_url["items"]["response"]["status"] == 201 and "_blocked" not in by_url["items"]
+    assert by_url["ads.js"]["_blocked"] is True and by_url["ads.js"]["_route"] == "**/ads.js"
+    assert by_url["ads.js"]["response"]["status"] == 0 and by_url["ads.js"]["_error"] == "Failed to fetch"
+    assert by_url["ads2.js"]["response"]["status"] == 0 and "block_urls" in by_url["ads2.js"]["_error"]
+    assert not {"_mocked", "_blocked", "_route"} & set(by_url["real"])

@@ -34,7 +34,7 @@ async def test_reads_go_to_the_tab_commands_go_to(engine: Engine, browser: FakeB
     feed(engine, 1, {"kind": "log", "level": "log", "text": "mine"})
     feed(engine, 2, {"kind": "log", "level": "log", "text": "other tab"})
     answer = await engine.call("observe", {"what": "logs"})
-    assert browser.ops == ["tabs.resolve"]
+    assert browser.ops == ["tabs.resolve", "capture.flush"]  # the tab hands over what it buffered, then the read
     assert answer["tab_id"] == 1 and [e["text"] for e in answer["entries"]] == ["mine"]
     assert answer["count"] == 1 and answer["cursor"] == 2 and answer["more"] is False
     other = await engine.call("observe", {"what": "logs", "tab_id": 2})
@@ -212,3 +212,20 @@ async def test_secrets_tabpilot_typed_never_come_back_from_capture(engine: Engin
     text = json.dumps([logs, network])
     assert "p@ss word!" not in text and "p%40ss%20word%21" not in text
     assert logs["entries"][0]["text"] == "logging in with {{secret:SHOP_PASSWORD}}"
+
+
+async def test_a_read_has_what_the_tab_handed_over_when_asked_and_goes_on_when_it_cannot(
+    engine: Engine, browser: FakeBrowser
+) -> None:
+    async def flushed(params: dict[str, Any]) -> dict[str, Any]:
+        feed(
+            engine, params["tab_id"], {"kind": "network", "method": "GET", "url": "https://a.test/api/x", "status": 200}
+        )
+        return {"flushed": 1}
+
+    browser.replies["capture.flush"] = flushed
+    answer = await engine.call("observe", {"what": "network"})
+    assert [e["url"] for e in answer["entries"]] == ["https://a.test/api/x"]
+    browser.replies["capture.flush"] = TabpilotError("not_supported", "This extension does not know the operation.")
+    again = await engine.call("observe", {"what": "network", "since_cursor": answer["cursor"]})
+    assert again["entries"] == [] and again["tab_id"] == 1
