@@ -18,6 +18,7 @@ import {
   resultOk,
 } from "./protocol.js";
 import { isRefusal, retryDelay } from "./retry.js";
+import { inOrder } from "./serial.js";
 import * as trace from "./trace.js";
 
 const KEEPALIVE_MS = 20_000; // a message every 20 s keeps an MV3 service worker alive (Chrome 116+)
@@ -156,7 +157,11 @@ export class Connection {
       if (auth === "paired") hello.pair_id = pairing.pair_id;
       ws.send(JSON.stringify(hello));
     };
-    ws.onmessage = (ev) => this.onFrame(ws, session, ev.data);
+    // Frames are handled one after another: a welcome after pairing awaits its proof check and the stored
+    // pairing, and the app's first command, sent right after the welcome, must wait for that, not find the
+    // link not yet connected and be dropped. (A command's own work is not awaited here: see run.)
+    const frame = inOrder((/** @type {string} */ text) => this.onFrame(ws, session, text));
+    ws.onmessage = (ev) => frame(ev.data);
     ws.onclose = () => this.onClosed(ws);
     ws.onerror = () => {}; // onclose follows and schedules the retry
   }
