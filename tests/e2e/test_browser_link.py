@@ -17,6 +17,7 @@ import pytest
 from aiohttp import web
 from playwright.async_api import async_playwright
 
+from tabpilot.app import App
 from tabpilot.browser.discover import find_browser
 from tabpilot.browser.managed import QUIET_ARGS
 from tabpilot.engine.errors import TabpilotError
@@ -44,9 +45,14 @@ def browser_pids(profile: Path) -> list[int]:
     return found
 
 
+def managed_up(app: App) -> bool:
+    """Its extension connected, and Playwright's launch has returned (the extension may connect first)."""
+    return app.link.connected and app.managed is not None and app.managed.context is not None
+
+
 async def test_a_killed_managed_browser_is_noticed_reported_and_relaunched(make_app: AppFactory) -> None:
     app = await make_app(browser="managed", headless=True)
-    await until(lambda: app.link.connected, timeout=30, what="the managed browser to connect")
+    await until(lambda: managed_up(app), timeout=30, what="the managed browser to connect")
     first_instance = app.link.info()["instance_id"]
     [pid] = browser_pids(app.paths.browser_profile)
 
@@ -134,7 +140,7 @@ async def test_the_extension_obeys_no_program_that_cannot_prove_it_is_the_app(
     """A program squatting on the app's port while the app is away gets the extension's hello and
     nothing else: no command runs, however it words its frames."""
     app = await make_app(browser="managed", headless=True)
-    await until(lambda: app.link.connected, timeout=30, what="the managed browser to connect")
+    await until(lambda: managed_up(app), timeout=30, what="the managed browser to connect")
     context = app.managed.context  # type: ignore[union-attr]
     page = await context.new_page()
     await page.goto("about:blank")
@@ -200,7 +206,7 @@ async def test_losing_the_extension_mid_workflow_keeps_the_data_of_completed_ste
     await site.start()
     try:
         app = await make_app(browser="managed", headless=True, pilot=True)
-        await until(lambda: app.link.connected, timeout=30, what="the managed browser to connect")
+        await until(lambda: managed_up(app), timeout=30, what="the managed browser to connect")
         app.managed.relaunch = False  # type: ignore[union-attr]
         page = await app.managed.context.new_page()  # type: ignore[union-attr]
         await page.goto(site.url("/table?page=1"))
@@ -245,7 +251,7 @@ async def test_an_updated_tabpilot_runs_its_new_extension_code_in_a_profile_that
 
     async def running_release() -> str:
         app = await make_app(browser="managed", headless=True, root=tmp_path / "home")
-        await until(lambda: app.link.connected, timeout=30, what="the managed browser to connect")
+        await until(lambda: managed_up(app), timeout=30, what="the managed browser to connect")
         assert app.managed is not None
         [worker] = [w for w in app.managed.context.service_workers if "service_worker.js" in w.url]
         mark = str(await worker.evaluate("globalThis.tabpilotRelease"))
