@@ -91,8 +91,10 @@ export async function nextPage(tab, params, frameMs) {
     }
     const url = seen.url ?? (await ext.tabs.get(tab.id)).url ?? "";
     if (seen.how === "same") return { moved: false, reason: "no_change", url };
-    // How it moved: a new document, or the list changed in place (rows replaced, or appended to).
-    return { moved: true, url, how: seen.how === "navigated" ? "navigate" : "in_place" };
+    // How it moved: a new document, or the list changed in place (rows replaced, or appended to). The new
+    // document's rows may answer before its load completes: a committed navigation still says "navigate".
+    const navigated = seen.how === "navigated" || nav.committed;
+    return { moved: true, url, how: navigated ? "navigate" : "in_place" };
   } finally {
     nav.stop();
   }
