@@ -4,16 +4,12 @@
 // main-frame navigation of the tab seen by webNavigation (watched from before the action) or the tab
 // already loading right after it. An action that starts none costs only a short grace period.
 import * as ext from "./ext.js";
-import { subscribe } from "./hub.js";
+import { subscribe, topFrameFromNow } from "./hub.js";
 const GRACE_MS = 30;
-
-function mine(tabId) {
-  return (d) => d.tabId === tabId && d.frameId === 0;
-}
 
 /** Start watching `tabId` for a navigation; call the result after the action to learn where it went. */
 export function watchNavigation(tabId) {
-  const isMine = mine(tabId);
+  const isMine = topFrameFromNow(tabId); // not an event of an earlier load (hub.js)
   let started = null;
   let finished = null;
   let wake = () => {};

@@ -31,3 +31,15 @@ export function subscribe(event, fn, filter = undefined) {
   set.add(fn);
   return () => set.delete(fn);
 }
+
+/**
+ * A test for webNavigation events of `tabId`'s top frame from now on. A listener here is always there,
+ * so the worker may still hand over an event of a load that happened before a watch began (queued while
+ * it subscribed); a watch that took it for its own would end early. webNavigation's timeStamp and
+ * Date.now() are one clock.
+ * @param {number} tabId @returns {(d: {tabId: number, frameId: number, timeStamp?: number}) => boolean}
+ */
+export function topFrameFromNow(tabId) {
+  const since = Date.now() - 1; // the event's timeStamp may be rounded down
+  return (d) => d.tabId === tabId && d.frameId === 0 && !(typeof d.timeStamp === "number" && d.timeStamp < since);
+}

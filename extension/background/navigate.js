@@ -1,7 +1,7 @@
 // @ts-check
 // tab.navigate: load a URL and wait for load | domcontentloaded | networkidle.
 import * as ext from "./ext.js";
-import { subscribe } from "./hub.js";
+import { subscribe, topFrameFromNow } from "./hub.js";
 import { Codes, TPError } from "./protocol.js";
 import { toContent } from "./content.js";
 
@@ -44,7 +44,7 @@ function waitForNavigation(tabId, requested, waitUntil, timeoutMs, before) {
       clearTimeout(idleTimer);
       if (loaded && inflight.size === 0) idleTimer = setTimeout(() => done(), NETWORK_IDLE_MS);
     };
-    const mine = (d) => d.tabId === tabId && d.frameId === 0;
+    const mine = topFrameFromNow(tabId); // not an event of the load before this one (hub.js)
     let committed = false;
     const onCommitted = (d) => {
       if (mine(d)) committed = true;

@@ -4,7 +4,7 @@
 import { clickSelector } from "./actions.js";
 import { askPage } from "./content.js";
 import * as ext from "./ext.js";
-import { subscribe } from "./hub.js";
+import { subscribe, topFrameFromNow } from "./hub.js";
 import { splitFrame } from "./frame_refs.js";
 import { RawJson } from "./protocol.js";
 import { budget, inPage, inPageAt, requireString } from "./waiting.js";
@@ -25,7 +25,7 @@ function watchNavigation(tabId) {
   const finished = new Promise((resolve) => {
     settle = resolve;
   });
-  const mine = (d) => d.tabId === tabId && d.frameId === 0;
+  const mine = topFrameFromNow(tabId); // not an event of an earlier load (hub.js)
   const onCommitted = (d) => {
     if (mine(d)) committed = true;
   };

@@ -204,7 +204,8 @@ async def test_back_forward_and_reload_answer_the_page_they_reached(
     back = await act(mcp, "back")
     assert back["url"] == site.url("/index.html") and back["title"] == "Tabpilot Fixture"
     assert back["changed"].startswith("back to " + site.url("/index.html"))
-    assert tab.url == site.url("/index.html")
+    # Playwright hears of the tab's navigation through its own driver, which may come after our answer.
+    await until(lambda: tab.url == site.url("/index.html"), timeout=5, what="Playwright to see the tab there")
     forward = await act(mcp, "forward")
     assert forward["url"] == site.url("/second.html") and forward["title"] == "Second Page"
     await tab.evaluate("window.marker = 1")
