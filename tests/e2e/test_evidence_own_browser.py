@@ -1,13 +1,14 @@
 """Print and evidence in the person's own browser: Chromium started as a plain program with the unpacked
 extension, paired through the popup (tests/support/plain_chromium.py), no Playwright near its pages. A PDF,
 an MHTML archive, a HAR and the page's timings come through the extension's chrome.debugger and
-executeScript alone, with the pilot off (they are reads). Headless always; with a window too where the
-machine has a display (`xvfb-run`), since headful Chrome once refused to print through DevTools."""
+executeScript alone, with the pilot off (they are reads). Headless, and with a window too (on the display
+there is, else an Xvfb of its own), since headful Chrome once refused to print through DevTools."""
 
 from __future__ import annotations
 
 import io
 import os
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +17,7 @@ from pypdf import PdfReader
 
 from tests.conftest import AppFactory
 from tests.e2e.test_dialogs_own_browser import pair, tab_showing
+from tests.gui.xserver import x_server
 from tests.support.plain_chromium import PlainChromium, Popup
 from tests.support.site import FixtureSite
 from tests.support.waiting import until
@@ -23,12 +25,24 @@ from tests.support.waiting import until
 pytestmark = [pytest.mark.e2e]
 
 
-@pytest.mark.parametrize("headless", [True, False], ids=["headless", "headful"])
+@pytest.fixture
+def display(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[bool]:
+    """The test's `headless` parameter; a windowed browser gets an X display: the one there is, else an
+    Xvfb of its own (as on CI, which has none), so it is never skipped."""
+    headless = bool(request.param)
+    if headless or os.environ.get("DISPLAY"):
+        yield headless
+        return
+    with x_server() as x:
+        monkeypatch.setenv("DISPLAY", x.display)
+        yield headless
+
+
+@pytest.mark.parametrize("display", [True, False], ids=["headless", "headful"], indirect=True)
 async def test_pdf_archive_har_and_timings_in_your_own_browser(
-    make_app: AppFactory, tmp_path: Path, headless: bool
+    make_app: AppFactory, tmp_path: Path, display: bool
 ) -> None:
-    if not headless and not os.environ.get("DISPLAY"):
-        pytest.skip("a headful browser needs a display (run under xvfb-run)")
+    headless = display
     site = FixtureSite()
     await site.start()
     app = await make_app(browser="none", pilot=False)
