@@ -16,6 +16,7 @@ from tabpilot import logsetup
 from tabpilot.app import App, AppOptions
 from tabpilot.approvals import AutoApprove
 from tabpilot.paths import Paths
+from tests.support.managed import managed_up
 from tests.support.mcp_stdio import StdioMcp
 from tests.support.site import FixtureSite
 from tests.support.waiting import until
@@ -43,7 +44,9 @@ async def e2e_app(secret_service: None, e2e_home: Path) -> AsyncIterator[App]:
     logsetup.configure(paths, verbose=True, stderr=False)
     app = App(paths, AppOptions(mode="serve", browser="managed", headless=True, pilot=False, port=0), AutoApprove())
     await app.start()
-    await until(lambda: app.link.connected, timeout=30, what="the managed browser's extension to connect")
+    # Its extension connected, and Playwright's launch has returned (the extension may connect first: the
+    # tests open their tabs through Playwright's context).
+    await until(lambda: managed_up(app), timeout=30, what="the managed browser's extension to connect")
     yield app
     await app.stop()
     logsetup.detach()

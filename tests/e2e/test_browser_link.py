@@ -17,12 +17,12 @@ import pytest
 from aiohttp import web
 from playwright.async_api import async_playwright
 
-from tabpilot.app import App
 from tabpilot.browser.discover import find_browser
 from tabpilot.browser.managed import QUIET_ARGS
 from tabpilot.engine.errors import TabpilotError
 from tabpilot.resources import extension_dir, extension_id
 from tests.conftest import AppFactory
+from tests.support.managed import managed_up
 from tests.support.site import FixtureSite
 from tests.support.waiting import until
 
@@ -45,11 +45,6 @@ def browser_pids(profile: Path) -> list[int]:
     return found
 
 
-def managed_up(app: App) -> bool:
-    """Its extension connected, and Playwright's launch has returned (the extension may connect first)."""
-    return app.link.connected and app.managed is not None and app.managed.context is not None
-
-
 async def test_a_killed_managed_browser_is_noticed_reported_and_relaunched(make_app: AppFactory) -> None:
     app = await make_app(browser="managed", headless=True)
     await until(lambda: managed_up(app), timeout=30, what="the managed browser to connect")
@@ -66,7 +61,7 @@ async def test_a_killed_managed_browser_is_noticed_reported_and_relaunched(make_
     pilot = await app.engine.call("observe", {"what": "pilot"})
     assert pilot["extension_connected"] is False
 
-    await until(lambda: app.link.connected, timeout=30, what="the relaunched browser to reconnect")
+    await until(lambda: managed_up(app), timeout=30, what="the relaunched browser to reconnect")
     assert app.link.info()["instance_id"] == first_instance, "same persistent profile, same extension instance"
     assert browser_pids(app.paths.browser_profile) != [pid]
     tabs = await app.engine.call("observe", {"what": "tabs"})

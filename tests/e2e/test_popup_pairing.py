@@ -17,6 +17,7 @@ from tabpilot.browser.managed import QUIET_ARGS
 from tabpilot.engine.capabilities import CAPABILITIES
 from tabpilot.resources import extension_dir, extension_id
 from tests.conftest import AppFactory
+from tests.support.managed import managed_up
 from tests.support.site import FixtureSite
 from tests.support.waiting import until
 
@@ -32,7 +33,7 @@ async def test_your_own_browser_pairs_and_works_beside_the_managed_one(make_app:
     await site.start()
     app = await make_app(browser="managed", headless=True, mode="tray")
     assert app.bridge is not None
-    await until(lambda: app.link.connected, timeout=30, what="the managed browser")
+    await until(lambda: managed_up(app), timeout=30, what="the managed browser")
     app.link.max_browsers = 1  # first: the app has all the browsers it takes
     ext = str(extension_dir())
     args = [f"--disable-extensions-except={ext}", f"--load-extension={ext}", *QUIET_ARGS]

@@ -21,6 +21,7 @@ from PySide6.QtCore import QPoint, QRect  # noqa: E402
 from PySide6.QtWidgets import QApplication, QWidget  # noqa: E402
 from tests.gui.screen_app import next_line, painted, rect, run, say, tray_app  # noqa: E402
 from tests.support.fake_extension import FakeExtension  # noqa: E402
+from tests.support.managed import managed_up  # noqa: E402
 from tests.support.site import FixtureSite  # noqa: E402
 from tests.support.waiting import until  # noqa: E402
 
@@ -60,7 +61,7 @@ async def main(qt_app: QApplication) -> int:
     watcher = watch_pairing_requests(app.facade)
     loop = asyncio.get_running_loop()
     try:
-        await until(lambda: app.link.connected, timeout=30, what="the managed browser")
+        await until(lambda: managed_up(app), timeout=30, what="the managed browser")
         assert app.managed is not None
         page = await app.managed.context.new_page()
         url = site.url("/actions.html?from=screenshot")

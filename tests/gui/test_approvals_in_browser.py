@@ -30,6 +30,7 @@ from tests.gui.approvals import (
     no_prompt_for,
     outline_drawn,
 )
+from tests.support.managed import managed_up
 from tests.support.site import FixtureSite
 from tests.support.waiting import until
 
@@ -99,7 +100,7 @@ async def browsing(make_app: AppFactory, qapp: QApplication) -> Browsing:
     dialogs.attach(app.facade)
     clock = ShiftedClock()
     app.policy.clock = clock
-    await until(lambda: app.link.connected, timeout=30, what="the managed browser's extension")
+    await until(lambda: managed_up(app), timeout=30, what="the managed browser's extension")
     return Browsing(app, dialogs, clock)
 
 
