@@ -14,6 +14,8 @@ from tabpilot.engine.errors import TabpilotError
 from tabpilot.engine.files import save_download
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._ -]+")
+MAX_NAME_BYTES = 255
+"""The longest file or folder name file systems take."""
 
 
 def artifacts_folder(ctx: CommandContext) -> Path:
@@ -33,6 +35,10 @@ def artifact_path(folder: Path, path: str | None, *, kind: str, suffix: str) -> 
         return folder / f"{kind}-{stamp}.{suffix}", False
     if "\x00" in path:
         raise TabpilotError("invalid_params", "'path' must not contain a NUL character.", param="path")
+    if any(len(part.encode("utf-8", "surrogatepass")) > MAX_NAME_BYTES for part in Path(path).parts):
+        raise TabpilotError(
+            "invalid_params", f"Each part of 'path' must be at most {MAX_NAME_BYTES} bytes (a file name).", param="path"
+        )
     wanted = Path(path).expanduser()
     target = (wanted if wanted.is_absolute() else folder / wanted).resolve()
     if not target.is_relative_to(folder) or target == folder:
@@ -57,8 +63,12 @@ def write_file(folder: Path, path: str | None, data: bytes, *, kind: str, suffix
     target, replace = artifact_path(folder, path, kind=kind, suffix=suffix)
     if not replace:
         return save_download(target.parent, target.name, data)
-    target.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    except (NotADirectoryError, IsADirectoryError, FileExistsError) as exc:
+        # A part of the path is a file, or the path is a folder: the agent's name, not Tabpilot, is wrong.
+        raise TabpilotError("invalid_params", f"Cannot write 'path' there: {exc.strerror}.", param="path") from None
     with os.fdopen(fd, "wb") as out:
         out.write(data)
     return target

@@ -28,10 +28,21 @@ def test_a_named_artifact_lands_inside_the_folder_and_may_be_replaced(tmp_path: 
     assert path.read_bytes() == b"b"
 
 
-@pytest.mark.parametrize("outside", ["../escape.png", "/etc/passwd", "~/.bashrc", "a/../../b.png", "a\x00b.png"])
+@pytest.mark.parametrize(
+    "outside", ["../escape.png", "/etc/passwd", "~/.bashrc", "a/../../b.png", "a\x00b.png", "é" * 200 + ".har"]
+)
 def test_a_path_outside_the_folder_is_refused_and_nothing_is_written(tmp_path: Path, outside: str) -> None:
     folder = tmp_path / "artifacts"
     with pytest.raises(TabpilotError) as refused:
         write_file(folder, outside, b"x", kind="screenshot", suffix="png")
     assert refused.value.code == "invalid_params" and refused.value.details["param"] == "path"
     assert not (tmp_path / "escape.png").exists()
+
+
+def test_a_folder_or_a_file_in_the_way_is_invalid_params(tmp_path: Path) -> None:
+    folder = tmp_path / "artifacts"
+    write_file(folder, "taken.png", b"x", kind="screenshot", suffix="png")
+    for path in ("taken.png/inside.png", "."):
+        with pytest.raises(TabpilotError) as refused:
+            write_file(folder, path, b"y", kind="screenshot", suffix="png")
+        assert refused.value.code == "invalid_params"
