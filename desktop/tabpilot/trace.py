@@ -62,5 +62,12 @@ def extend(marks: object) -> None:
         events.extend(m for m in marks if isinstance(m, list) and len(m) == 2)
 
 
+def untraced() -> None:
+    """The rest of this task takes no marks: for work that runs beside a traced call in a task of its own
+    (the recorder's look at an element), whose marks would otherwise mix with the call's."""
+    if enabled:
+        _events.set(None)
+
+
 def active() -> bool:
     return enabled and _events.get() is not None

@@ -260,7 +260,7 @@ export class Connection {
   }
 
   async run(ws, msg) {
-    if (msg.trace === true) trace.begin();
+    const marks = msg.trace === true ? trace.begin() : null;
     let reply;
     try {
       if (PAGE_CHANGING_OPS.has(msg.op) && !this.appState.ai_web_pilot) {
@@ -270,7 +270,7 @@ export class Connection {
     } catch (err) {
       reply = resultErr(msg.id, err);
     }
-    if (msg.trace === true) reply.trace = trace.end();
+    if (marks) reply.trace = trace.end(marks);
     if (ws.readyState === WebSocket.OPEN) ws.send(encodeFrame(reply));
   }
 

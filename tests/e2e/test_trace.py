@@ -41,3 +41,16 @@ async def test_an_untraced_call_carries_nothing(mcp: StdioMcp, tab: Any) -> None
     assert trace.enabled is False
     result = await mcp.ok("observe", {"what": "dom", "selector": "h1"})
     assert "_trace" not in result
+
+
+async def test_a_traced_click_shows_its_own_path_not_the_element_look_beside_it(
+    mcp: StdioMcp, tab: Any, pilot_on: None, tracing: None
+) -> None:
+    # The app asks the page for the clicked element's locator alongside the click (for playwright_test);
+    # that look is not the click's: one request to the extension is traced, and its marks are the click's.
+    result = await mcp.ok("interact", {"action": "click", "selector": "h1"})
+    names = [name for name, _ in result["_trace"]]
+    clicking = names[names.index("handler_start") : names.index("handler_done")]
+    assert clicking.count("bridge_send") == 1 and clicking.count("sw_send") == 1, names
+    assert "page dom.actionable<" in names and "page page.settle<" in names
+    assert names.count("cdp Input.dispatchMouseEvent<") >= 2  # pressed and released
