@@ -102,13 +102,15 @@ class JobTable:
 
     def __init__(self, keep_finished: int = KEEP_FINISHED, keep_for_s: float = KEEP_FOR_S) -> None:
         self._jobs: OrderedDict[str, Job] = OrderedDict()
+        self._ended: OrderedDict[str, float] = OrderedDict()
+        """Finished jobs by when they ended, oldest first: trimming looks at the oldest only (a call's cost
+        must not grow with the number of results kept)."""
         self._keep = keep_finished
         self._keep_for_s = keep_for_s
 
     def create(self, tool: str, mode: str, started: float) -> Job:
         job = Job(new_correlation_id(), tool, mode, started=started)
         self._jobs[job.correlation_id] = job
-        self._trim()
         return job
 
     def get(self, correlation_id: str) -> Job | None:
@@ -118,16 +120,19 @@ class JobTable:
         return [j for j in self._jobs.values() if not j.done]
 
     def finished(self, job: Job, now: float) -> None:
-        """Move a job that just ended to the young end, so that trimming keeps the newest results."""
+        """A job just ended (every job is told here once it has): the newest results are kept, up to the
+        count and for their time."""
         job.ended = now
-        if job.correlation_id in self._jobs:
-            self._jobs.move_to_end(job.correlation_id)
-        self._trim(now)
-
-    def _trim(self, now: float | None = None) -> None:
-        finished = [cid for cid, j in self._jobs.items() if j.done]
-        stale = finished[: max(0, len(finished) - self._keep)]
-        if now is not None:
-            stale += [cid for cid in finished if (self._jobs[cid].ended or now) < now - self._keep_for_s]
-        for cid in stale:
-            self._jobs.pop(cid, None)
+        if job.correlation_id not in self._jobs:
+            return
+        self._jobs.move_to_end(job.correlation_id)
+        self._ended[job.correlation_id] = now
+        self._ended.move_to_end(job.correlation_id)
+        while len(self._ended) > self._keep:
+            self._jobs.pop(self._ended.popitem(last=False)[0], None)
+        while self._ended:
+            oldest, ended = next(iter(self._ended.items()))
+            if ended >= now - self._keep_for_s:
+                break
+            del self._ended[oldest]
+            self._jobs.pop(oldest, None)

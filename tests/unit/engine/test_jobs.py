@@ -63,9 +63,10 @@ async def test_wait_changed_wakes_on_a_change_and_honours_its_limit() -> None:
 def test_finished_jobs_are_kept_up_to_a_bound_running_ones_always() -> None:
     table = JobTable(keep_finished=2)
     finished = [table.create("observe", "page", 0.0) for _ in range(4)]
+    running = table.create("observe", "page", 0.0)
     for job in finished:
         job.finish({})
-    running = table.create("observe", "page", 0.0)
+        table.finished(job, now=1.0)
     assert [table.get(j.correlation_id) for j in finished] == [None, None, finished[2], finished[3]]
     assert table.get(running.correlation_id) is running
     assert table.running() == [running]
