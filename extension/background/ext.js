@@ -57,6 +57,9 @@ export const tabs = {
   get onDetached() {
     return chrome.tabs.onDetached;
   },
+  get onReplaced() {
+    return chrome.tabs.onReplaced;
+  },
 };
 
 export const scripting = {
@@ -94,6 +97,9 @@ export const windows = {
   update: (windowId, changes) => chrome.windows.update(windowId, changes),
   get onFocusChanged() {
     return chrome.windows.onFocusChanged;
+  },
+  get onBoundsChanged() {
+    return chrome.windows.onBoundsChanged;
   },
 };
 

@@ -10,13 +10,14 @@ import * as ext from "./ext.js";
 import { watchRoutes } from "./routes.js";
 import { watchRequests } from "./settle.js";
 import { resumeHandoff, watchHandoffs } from "./handoff.js";
-import { watchTrackedTab } from "./tabs.js";
+import { watchTabs, watchTrackedTab } from "./tabs.js";
 
 const connection = new Connection(dispatch);
 const toApp = (msg) => connection.send(msg);
 
 // Listeners go in at the worker's first turn, so that their events wake it later.
 watchTrackedTab();
+watchTabs();
 cdp.watchDetaches();
 watchRequests();
 watchDialogs();

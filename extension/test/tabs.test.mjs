@@ -1,0 +1,69 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+
+import { targetTab, watchTabs } from "../background/tabs.js";
+
+/** A chrome.* event: listeners kept, fired by the test. */
+function event() {
+  const listeners = [];
+  return { addListener: (fn) => listeners.push(fn), fire: (...args) => listeners.forEach((fn) => fn(...args)) };
+}
+
+// A browser with one tab whose state the test changes, counting how often the extension asks for it.
+const browser = { tab: { id: 7, url: "https://shop.example/cart", status: "complete", active: true }, asked: 0, closed: false };
+globalThis.chrome = {
+  tabs: {
+    get: async (tabId) => {
+      browser.asked += 1;
+      if (browser.closed || tabId !== 7) throw new Error(`No tab with id: ${tabId}.`);
+      return { ...browser.tab };
+    },
+    onUpdated: event(),
+    onRemoved: event(),
+    onDetached: event(),
+    onReplaced: event(),
+    onActivated: event(),
+  },
+  windows: { onFocusChanged: event(), onBoundsChanged: event() },
+  webNavigation: { onBeforeNavigate: event() },
+};
+const on = globalThis.chrome;
+watchTabs();
+
+test("a tab is asked for once, then kept as the browser's events describe it, and dropped when it moves", async () => {
+  assert.equal((await targetTab({ tab_id: 7 })).url, "https://shop.example/cart");
+  const first = await targetTab({ tab_id: 7 });
+  assert.equal(browser.asked, 1, "the second look-up comes from what the browser said");
+  first.url = "changed by an op"; // each look-up gets its own copy
+  assert.equal((await targetTab({ tab_id: 7 })).url, "https://shop.example/cart");
+
+  // The address and status change: onUpdated carries the whole tab.
+  browser.tab = { ...browser.tab, url: "https://shop.example/pay", status: "loading" };
+  on.tabs.onUpdated.fire(7, { url: browser.tab.url, status: "loading" }, { ...browser.tab });
+  assert.deepEqual(await targetTab({ tab_id: 7 }), browser.tab);
+  assert.equal(browser.asked, 1);
+
+  // A navigation in a frame of the page is not the tab's; one in its top frame is asked about again.
+  on.webNavigation.onBeforeNavigate.fire({ tabId: 7, frameId: 3, url: "https://ads.example/" });
+  await targetTab({ tab_id: 7 });
+  assert.equal(browser.asked, 1);
+  on.webNavigation.onBeforeNavigate.fire({ tabId: 7, frameId: 0, url: "https://shop.example/done" });
+  await targetTab({ tab_id: 7 });
+  assert.equal(browser.asked, 2);
+
+  // Activation, focus and size change several tabs at once: everything is asked about again.
+  for (const [fire, times] of [
+    [() => on.tabs.onActivated.fire({ tabId: 9, windowId: 1 }), 3],
+    [() => on.windows.onFocusChanged.fire(1), 4],
+    [() => on.windows.onBoundsChanged.fire({ id: 1 }), 5],
+  ]) {
+    fire();
+    await targetTab({ tab_id: 7 });
+    assert.equal(browser.asked, times);
+  }
+
+  // Closed: the browser says so, and so does the answer.
+  browser.closed = true;
+  on.tabs.onRemoved.fire(7, { windowId: 1, isWindowClosing: false });
+  await assert.rejects(targetTab({ tab_id: 7 }), { code: "tab_closed" });
+});
