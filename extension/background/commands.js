@@ -32,7 +32,7 @@ async function track(params) {
   }
   const tab = Number.isInteger(params.tab_id) ? await getTab(params.tab_id) : await targetTab({});
   await setTracked(tab.id);
-  return { tracked: { tab_id: tab.id, url: tab.url ?? "", title: tab.title ?? "" } };
+  return { tracked: shown(tab.id === undefined ? tab : await getTab(tab.id)) };
 }
 
 /** An op on the page's elements: the target tab, readable; (tab, params, frame timeout_ms) → data. */
@@ -105,9 +105,22 @@ function scripted(run) {
   });
 }
 
-async function resolveTab(params) {
+/**
+ * The target tab as the browser says it is now, for what is shown or acted on by its address: the
+ * approval prompt's page and the check that the tab is still on it (tabs.resolve), the cookies
+ * state.save takes. The events' description (tabs.js) can trail a pushState or a title the page just set.
+ * @param {Record<string, any>} params
+ */
+async function freshTarget(params) {
   const tab = await targetTab(params);
-  return { tab_id: tab.id, url: tab.url ?? "", title: tab.title ?? "" };
+  return tab.id === undefined ? tab : getTab(tab.id);
+}
+
+/** @param {chrome.tabs.Tab} tab */
+const shown = (tab) => ({ tab_id: tab.id, url: tab.url ?? "", title: tab.title ?? "" });
+
+async function resolveTab(params) {
+  return shown(await freshTarget(params));
 }
 
 export const OPS = {
@@ -133,7 +146,7 @@ export const OPS = {
   "tabs.open": (p) => openTab(p, navigate),
   "tabs.activate": activateTab,
   "tabs.close": closeTab,
-  "state.save": async (p) => saveState(await targetTab(p)),
+  "state.save": async (p) => saveState(await freshTarget(p)),
   "state.load": async (p) => loadState(await targetTab(p), p),
   "dom.count": elementOp("dom.count", (p) => ({ selector: requireString(p, "selector") })),
   "dom.wait": onPage(waitForState),

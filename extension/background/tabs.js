@@ -37,9 +37,12 @@ export async function getTab(tabId) {
 // tabs.get is about 0.4 ms of a 3 ms call). An entry comes from a tabs.get and is replaced by each
 // onUpdated, which carries the whole tab (address, title, loading status); it is dropped the moment a
 // navigation starts in the tab's top frame, when the tab is closed, replaced or moved to another window,
-// and every entry goes when a tab is activated, a window is focused or resized. So an entry is as fresh
-// as the browser's own events: a look-up racing a navigation sees what a tabs.get racing it would.
-// getTab stays a fresh tabs.get: the ops that wait for a tab's status poll through it.
+// and every entry goes when a tab is activated or a window focused or resized. The events reach the
+// worker a moment after the change: an op that only needs the tab's id and whether it is a web page at
+// all takes it from here; what is shown or acted on by address (approval prompts: tabs.resolve; the
+// cookies of state.save; tabs.track's answer) asks getTab, which stays a fresh tabs.get (the waits poll
+// it too). Width and height can lag (the debugging bar, docked DevTools): only the about:blank answer
+// reads them.
 /** @type {Map<number, chrome.tabs.Tab>} */
 const described = new Map();
 

@@ -28,9 +28,8 @@ export function mark(name) {
   for (const marks of open) marks.push([name, at]);
 }
 
-/** @param {Marks | null} marks */
+/** @param {Marks} marks */
 export function end(marks) {
-  if (!marks) return null;
   open.delete(marks);
   marks.push(["sw_send", nowMs()]);
   return marks;

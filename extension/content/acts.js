@@ -136,8 +136,9 @@
         const later = w.mutated && w.last > from + SYNC_MS;
         const wait = (later ? w.last + quietMs : from + idleMs) - now;
         if (wait <= 0 || now >= ends) return resolve(undefined);
-        // Whole milliseconds, at least one: a shorter timer can fire before the page's clock (coarse, 0.1
-        // ms) moves on, and a chain of timers set from timers is held to 4 ms each after the fifth.
+        // Whole milliseconds, at least one: a timer's delay is cut to whole milliseconds (0.7 becomes 0),
+        // so a shorter one fires before it is due and is set again, and a chain of timers set from timers
+        // is held to 4 ms each after the fifth.
         setTimeout(check, Math.max(1, Math.ceil(Math.min(wait, ends - now))));
       };
       nextTask(check);

@@ -62,6 +62,16 @@ test("a tab is asked for once, then kept as the browser's events describe it, an
     assert.equal(browser.asked, times);
   }
 
+  // Moved to another window, or replaced by another tab (a prerendered page taking its place).
+  for (const [fire, times] of [
+    [() => on.tabs.onDetached.fire(7, { oldWindowId: 1, oldPosition: 0 }), 6],
+    [() => on.tabs.onReplaced.fire(8, 7), 7],
+  ]) {
+    fire();
+    await targetTab({ tab_id: 7 });
+    assert.equal(browser.asked, times);
+  }
+
   // Closed: the browser says so, and so does the answer.
   browser.closed = true;
   on.tabs.onRemoved.fire(7, { windowId: 1, isWindowClosing: false });
