@@ -35,6 +35,17 @@ async def test_the_tools_are_exactly_the_four_and_compact(mcp: StdioMcp) -> None
     assert interact.annotations is not None and interact.annotations.destructive_hint is True
 
 
+async def test_the_help_mode_answers_through_mcp_with_the_pilot_off(mcp: StdioMcp) -> None:
+    # The agent learns any mode's parameters from the tool itself (tools/list only names the modes).
+    click = await mcp.ok("observe", {"what": "help", "mode": "interact.click"})
+    assert (click["tool"], click["action"], click["kind"]) == ("interact", "click", "mutate")
+    selector = next(p for p in click["parameters"] if p["name"] == "selector")
+    assert selector["required"] is True and selector["type"] == "string"
+    assert click["example"]["tool"] == "interact" and click["example"]["arguments"]["action"] == "click"
+    unknown = await mcp.error("observe", {"what": "help", "mode": "interact.clik"})
+    assert unknown["error"] == "invalid_params" and "interact.click" in unknown["message"]
+
+
 async def test_observe_page_describes_the_fixture(mcp: StdioMcp, tab: Any, site: FixtureSite) -> None:
     page = await mcp.ok("observe", {"what": "page"})
     assert page["url"] == tab.url

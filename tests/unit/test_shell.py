@@ -72,6 +72,11 @@ def test_each_example_parses_back_into_its_call(command: AnyCommand) -> None:
     command.validate({k: v for k, v in arguments.items() if k != entry["key"]})
 
 
+def test_help_takes_the_mode_as_a_word() -> None:
+    assert shell.parse("help", ["interact.click"])[0] == {"what": "help", "mode": "interact.click"}
+    assert shell.parse("help", [])[0] == {"what": "help"}
+
+
 def test_positional_and_flag_arguments_become_the_call() -> None:
     assert shell.parse("fill", ["#q", "hello world", "--timeout-ms", "500"])[0] == {
         "action": "fill",

@@ -11,10 +11,11 @@ the managed one. `tabs.list` asks every browser and says which browser each tab 
 from __future__ import annotations
 
 import asyncio
+import inspect
 import itertools
 import logging
 import re
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -34,6 +35,8 @@ log = logging.getLogger("tabpilot.bridge")
 
 SLOT_SPAN = 2**31
 """Chrome's tab ids are positive 32-bit integers."""
+EventHandler = Callable[[str, dict[str, Any]], None]
+"""Told of an event a browser sent: its name and data (with the app's tab ids)."""
 MAX_BROWSERS = 4
 """Browsers connected at once; one more is refused `busy` (its reason says which are connected)."""
 
@@ -85,7 +88,11 @@ class ExtensionLink:
         self._ids = itertools.count(1)
         self._order = itertools.count(1)
         self._connection: Observers[[bool]] = Observers("browser connection")
-        self._event_handlers: list[Callable[[str, dict[str, Any]], Awaitable[None] | None]] = []
+        self._event_handlers: Observers[[str, dict[str, Any]]] = Observers("browser event")
+        """The app's parts that follow the extension's events (capture, tab owners, hand-offs, the engine's
+        tab lookups). Plain calls, not awaited: each files what it heard and returns at once, so one that
+        fails is logged and the others still hear of the event (a broken capture store must not keep a
+        closed tab from being forgotten)."""
         self._last_page: dict[str, Any] = {}
         self.connects = 0
         """How many times an extension has connected since the app started (reconnects show here)."""
@@ -329,13 +336,14 @@ class ExtensionLink:
             self._last_page = data
             if browser is not None:
                 browser.page = data
-        for handler in list(self._event_handlers):
-            outcome = handler(name, data)
-            if outcome is not None:
-                await outcome
+        self._event_handlers.notify(name, data)
 
-    def on_event(self, handler: Callable[[str, dict[str, Any]], Awaitable[None] | None]) -> None:
-        self._event_handlers.append(handler)
+    def on_event(self, handler: EventHandler) -> Callable[[], None]:
+        """`handler(name, data)` for every event a browser sends; returns the call that stops it."""
+        if inspect.iscoroutinefunction(handler):
+            # Its coroutine would be made and never awaited: the event silently lost.
+            raise TypeError("an event handler is a plain function; start a task from it for async work")
+        return self._event_handlers.subscribe(handler)
 
     def subscribe(self, listener: LinkListener) -> Callable[[], None]:
         """`listener(connected)` whenever a browser connects or leaves; returns the call that stops it."""

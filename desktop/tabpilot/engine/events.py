@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import logging
 from collections import deque
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
 from tabpilot.engine.ports import reported_agent
-
-log = logging.getLogger("tabpilot.engine")
+from tabpilot.observers import Observers
 
 Phase = Literal["started", "awaiting_approval", "progress", "finished"]
 Outcome = Literal["ok", "error", "denied"]
@@ -67,16 +65,19 @@ Subscriber = Callable[[ActivityEvent], None]
 
 
 class ActivityStream:
-    """Fan-out to subscribers plus a bounded history so a window opened late still sees recent work."""
+    """Fan-out to subscribers plus a bounded history so a window opened late still sees recent work.
+
+    The subscribers are an `Observers`: a failing window or log sink is logged and does not stop the
+    command it reports on, and ending a subscription twice does nothing."""
 
     def __init__(self, history: int = 1000) -> None:
         self._history: deque[ActivityEvent] = deque(maxlen=history)
-        self._subscribers: list[Subscriber] = []
+        self._subscribers: Observers[[ActivityEvent]] = Observers("activity stream")
         self.running = 0
 
     def subscribe(self, subscriber: Subscriber) -> Callable[[], None]:
-        self._subscribers.append(subscriber)
-        return lambda: self._subscribers.remove(subscriber)
+        """`subscriber(event)` for every event from now on; returns the call that ends it."""
+        return self._subscribers.subscribe(subscriber)
 
     def emit(self, event: ActivityEvent) -> None:
         if event.phase == "started":
@@ -84,12 +85,7 @@ class ActivityStream:
         elif event.phase == "finished":
             self.running = max(0, self.running - 1)
         self._history.append(event)
-        for subscriber in list(self._subscribers):
-            # A failing window or log sink must not stop the command it reports on (a boundary).
-            try:
-                subscriber(event)
-            except Exception:
-                log.exception("an activity subscriber failed on %s %s", event.phase, event.correlation_id)
+        self._subscribers.notify(event)
 
     def recent(self, limit: int | None = None) -> list[ActivityEvent]:
         items = list(self._history)

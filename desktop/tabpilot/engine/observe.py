@@ -396,5 +396,6 @@ COMMANDS = [
             "example": {"tool": "interact", "arguments": {"action": "click", "selector": "#search"}},
             "example_result": {"clicked": True},
         },
+        cli=Cli("help", positional=("mode",)),
     ),
 ]

@@ -276,7 +276,7 @@ COMMANDS: list[Command[Any]] = [
     Command(
         "configure",
         "list_states",
-        "config",
+        "read",  # lists what is saved and changes nothing, as list_routes and export_workflow are
         "saved states (counts, never values)",
         _list_states,
         returns=States,

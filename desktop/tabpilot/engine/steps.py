@@ -1,9 +1,9 @@
 """Workflow step kinds, from the command definitions: a step of kind X *is* the `interact` action X.
 
-The interact actions marked `step=True` (navigate, click, fill, type, press, select, scroll) are step
-kinds with the action's own parameters and limits (plus what only a step has: navigate's
-`allow_redirect`). A few kinds exist only inside a workflow — waiting for an element, a pause, an
-extraction into the run's rows, a branch — and are defined here, in the same form. Validation
+Every interact action whose definition says `step=True` is a step kind, with the action's own
+parameters and limits (plus what only a step has: navigate's `allow_redirect`); which actions those are
+is said once, in their definitions, and `observe {what:"help", mode:"steps"}` lists them. A few kinds
+exist only inside a workflow — `WORKFLOW_ONLY` below — and are defined here, in the same form. Validation
 (workflows.check_steps), the runner's dispatch, the code generator's, the approval of page-changing
 steps and the help all read this one table.
 """

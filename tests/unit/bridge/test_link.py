@@ -266,15 +266,39 @@ def test_info_describes_the_connected_browser(link: ExtensionLink) -> None:
 
 async def test_events_update_the_page_and_reach_handlers(link: ExtensionLink) -> None:
     seen: list[tuple[str, str]] = []
-
-    async def async_handler(name: str, data: dict[str, Any]) -> None:
-        seen.append(("async", name))
-
-    link.on_event(lambda name, data: seen.append(("sync", name)))
-    link.on_event(async_handler)
+    link.on_event(lambda name, data: seen.append(("first", name)))
+    stop = link.on_event(lambda name, data: seen.append(("second", name)))
     await link.handle_event("page", {"url": "https://a.test/", "title": "A"})
     assert link.info()["active_url"] == "https://a.test/"
-    assert seen == [("sync", "page"), ("async", "page")]
+    assert seen == [("first", "page"), ("second", "page")]
+    stop()
+    stop()  # twice: harmless
+    await link.handle_event("page", {"url": "https://b.test/", "title": "B"})
+    assert seen[2:] == [("first", "page")]
+
+
+async def test_a_failing_event_handler_does_not_keep_the_others_from_hearing(
+    link: ExtensionLink, caplog: pytest.LogCaptureFixture
+) -> None:
+    seen: list[str] = []
+
+    def broken(name: str, data: dict[str, Any]) -> None:
+        raise RuntimeError("the capture store is gone")
+
+    link.on_event(broken)
+    link.on_event(lambda name, data: seen.append(name))
+    with caplog.at_level(logging.ERROR, logger="tabpilot.observers"):
+        await link.handle_event("tab_closed", {"tab_id": 3})
+    assert seen == ["tab_closed"]
+    assert any("browser event listener failed" in r.getMessage() for r in caplog.records)
+
+
+def test_an_async_event_handler_is_refused(link: ExtensionLink) -> None:
+    async def handler(name: str, data: dict[str, Any]) -> None:
+        pass
+
+    with pytest.raises(TypeError, match="plain function"):
+        link.on_event(handler)  # type: ignore[arg-type]
 
 
 async def test_send_on_a_closing_socket_is_dropped() -> None:

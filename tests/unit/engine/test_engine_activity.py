@@ -95,8 +95,8 @@ async def test_a_failing_subscriber_does_not_break_the_command(
 
     engine.activity.subscribe(broken)
     events = record(engine)
-    with caplog.at_level(logging.ERROR, logger="tabpilot.engine"):
+    with caplog.at_level(logging.ERROR, logger="tabpilot.observers"):
         result = await asyncio.wait_for(engine.call("observe", {"what": "tabs"}), 5)
     assert result == {"tabs": []}
     assert [e.phase for e in events] == ["started", "finished"]
-    assert any("activity subscriber failed" in r.getMessage() for r in caplog.records)
+    assert any("activity stream listener failed" in r.getMessage() for r in caplog.records)

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import logging
+
+import pytest
+
 from tabpilot.engine.events import ActivityEvent, ActivityStream, Phase
 
 
@@ -39,6 +43,37 @@ def test_subscribe_and_unsubscribe() -> None:
     unsubscribe()
     stream.emit(event(2))
     assert seen == ["corr-1"]
+
+
+def test_unsubscribing_twice_is_harmless_and_ends_only_its_own_subscription() -> None:
+    stream = ActivityStream()
+    seen: list[str] = []
+
+    def listener(e: ActivityEvent) -> None:
+        seen.append(e.correlation_id)
+
+    first = stream.subscribe(listener)
+    stream.subscribe(listener)  # the same window subscribed twice: two subscriptions
+    first()
+    first()
+    stream.emit(event(1))
+    assert seen == ["corr-1"]
+
+
+def test_a_failing_subscriber_is_logged_and_the_others_still_hear(caplog: pytest.LogCaptureFixture) -> None:
+    stream = ActivityStream()
+    seen: list[str] = []
+
+    def broken(e: ActivityEvent) -> None:
+        raise RuntimeError("the activity window is gone")
+
+    stream.subscribe(broken)
+    stream.subscribe(lambda e: seen.append(e.correlation_id))
+    with caplog.at_level(logging.ERROR, logger="tabpilot.observers"):
+        stream.emit(event(1))
+    assert seen == ["corr-1"]
+    assert [e.correlation_id for e in stream.recent()] == ["corr-1"]
+    assert any("activity stream listener failed" in r.getMessage() for r in caplog.records)
 
 
 def test_as_dict_leaves_out_unset_fields() -> None:

@@ -68,6 +68,9 @@ async def test_save_load_list_delete_show_counts_never_values(
 
     listed = await engine.call("configure", {"action": "list_states"})
     assert listed["states"][0]["name"] == "alice"
+    # Listing reads: the activity shows it as one, and nobody is asked.
+    assert {e.kind for e in engine.activity.recent() if e.mode == "list_states"} == {"read"}
+    assert len(approvals.requests) == 1
     deleted = await engine.call("configure", {"action": "delete_state", "name": "alice"})
     assert deleted == {"deleted": True, "name": "alice"}
     answers = repr([saved, loaded, listed, deleted, engine.activity.recent()])
