@@ -71,6 +71,10 @@ async def test_fill_replaces_a_controlled_textarea_and_a_rich_text_editor_with_t
     assert await tab.text_content("#editor-state") == "editor: "
     assert await tab.text_content("#controlled-editor") == ""
     assert await trusted(tab, "controlled-editor-input") == 2
+    # An email field has no selection API for scripts, yet select() takes all of it: a second fill replaces.
+    await act(mcp, "fill", selector="#email", value="a@b.c")
+    await act(mcp, "fill", selector="#email", value="ada@example.org")
+    assert await tab.input_value("#email") == "ada@example.org"
 
 
 async def test_select_by_label_and_by_text_reports_what_got_selected(
