@@ -9,6 +9,7 @@ import { askPage } from "./content.js";
 import * as ext from "./ext.js";
 import { watchNavigation } from "./follow.js";
 import { subscribe } from "./hub.js";
+import { chordEvents, parseChord } from "./keys.js";
 import { Codes, TPError } from "./protocol.js";
 import { inflightNow, trackRequests, watchAction } from "./settle.js";
 import { getTab } from "./tabs.js";
@@ -32,10 +33,37 @@ async function watched(tab, deadline, act, { noText = false } = {}) {
   return { ...data, ...(await watch.done(deadline, { noText })) };
 }
 
+/**
+ * Fill as a person (and Playwright's fill) does: the page waits until the field is fillable, focuses it
+ * and selects all of its content (content/elements.js dom.fill); then the browser inserts the value as
+ * one trusted text input (`Input.insertText`: beforeinput and input with isTrusted, so a framework's
+ * controlled input takes it into its state), or, for an empty value, a trusted Delete clears the
+ * selection. No `change` is dispatched: it fires when the field loses the focus, as for a person. The
+ * input types typing cannot set (date, time, color, range...) are set in the page instead (dom.fill
+ * answers `filled` then). The value may be a resolved secret: it goes to the page and to CDP only,
+ * never into a message, a trace mark or the answer.
+ */
 export async function fill(tab, params, frameMs) {
   const deadline = budget(params, frameMs);
-  const p = { selector: requireString(params, "selector"), value: params.value, watch: true };
-  return watched(tab, deadline, () => inPage(tab.id, "dom.fill", p, deadline), { noText: true });
+  const selector = requireString(params, "selector");
+  if (typeof params.value !== "string") throw new TPError(Codes.INVALID_PARAMS, "'value' must be a string.", { param: "value" });
+  const value = params.value.replace(/\r\n/g, "\n");
+  await cdp.attach(tab.id);
+  const watch = watchAction(tab.id);
+  try {
+    const step = await inPage(tab.id, "dom.fill", { selector, value, watch: true }, deadline);
+    if (!step?.filled) {
+      if (value === "") {
+        for (const ev of chordEvents(parseChord("Delete"))) await input(tab.id, "Input.dispatchKeyEvent", ev, deadline);
+      } else {
+        await input(tab.id, "Input.insertText", { text: value }, deadline);
+      }
+    }
+  } catch (err) {
+    await watch.abandon();
+    throw err;
+  }
+  return { filled: true, ...(await watch.done(deadline, { noText: true })) };
 }
 
 export async function select(tab, params, frameMs) {

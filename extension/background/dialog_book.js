@@ -26,12 +26,15 @@ export function shown(dialog) {
   return view;
 }
 
+/** "an alert dialog", "a confirm dialog": the dialog's type with its article, for sentences. */
+export const aDialog = (type) => `${/^[aeiou]/i.test(type) ? "an" : "a"} ${type} dialog`;
+
 /** The error every operation on a tab with an open dialog answers with, at once. */
 export function dialogOpen(dialog) {
   const what = dialog.message ? `: "${dialog.message.length > 120 ? `${dialog.message.slice(0, 119)}…` : dialog.message}"` : "";
   return new TPError(
     Codes.DIALOG_OPEN,
-    `Tab ${dialog.tab_id} shows a ${dialog.type} dialog${what}. The page waits until it is answered: use interact ` +
+    `Tab ${dialog.tab_id} shows ${aDialog(dialog.type)}${what}. The page waits until it is answered: use interact ` +
       `{action:"handle_dialog", accept: true|false} (prompt_text for a prompt), then go on.`,
     // The envelope has its own `message` (the sentence above): the page's words are `dialog_message`.
     { tab_id: dialog.tab_id, type: dialog.type, dialog_message: dialog.message, default_prompt: dialog.default_prompt ?? "", url: dialog.url },

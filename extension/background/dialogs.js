@@ -14,7 +14,7 @@
 // operation on a tab (and on the tabs a watched tab opens), never after the fact; a tab whose Page.enable
 // does not answer is reported as such, quickly, instead of hanging the operation.
 import * as cdp from "./cdp.js";
-import { book, dialogOpen, shown } from "./dialog_book.js";
+import { aDialog, book, dialogOpen, shown } from "./dialog_book.js";
 import * as ext from "./ext.js";
 import { Codes, TPError } from "./protocol.js";
 import { openHandoffs } from "./handoff.js";
@@ -101,7 +101,7 @@ const RAISED = {
   "dom.fill": () => ({ filled: true }),
   "js.execute": (_p, d) => ({
     success: false,
-    error: `The script opened a ${d.type} dialog and is paused until it is answered (interact handle_dialog); its result is not known.`,
+    error: `The script opened ${aDialog(d.type)} and is paused until it is answered (interact handle_dialog); its result is not known.`,
   }),
   "tab.navigate": (p) => ({ status: "dialog_open", url: p.url }),
 };
@@ -154,7 +154,7 @@ async function watchedRun(op, params, pageChanging, tab, run) {
   }
   if (!pageChanging) throw dialogOpen(dialog);
   const usual = RAISED[op]?.(params, dialog) ?? {};
-  return { ...usual, changed: `a ${dialog.type} dialog opened`, dialog: { ...shown(dialog), open: true } };
+  return { ...usual, changed: `${aDialog(dialog.type)} opened`, dialog: { ...shown(dialog), open: true } };
 }
 
 /** An answer given during the op (an armed one, the policy's) is told in its result. */

@@ -12,7 +12,9 @@
   const TICK_MS = 100; // fallback poll while frames are not painted (background tabs)
   const STATES = ["visible", "attached", "hidden", "detached"];
   const NOT_TYPABLE = /^(checkbox|radio|button|submit|reset|file|image|hidden|range|color)$/i;
-  const STRICT_VALUE = /^(number|date|datetime-local|month|week|time)$/i;
+  // Input types a person sets through a picker or a slider: typed text cannot give them a value, so
+  // dom.fill sets it in the page and fires input and change (untrusted), as Playwright's fill does.
+  const SET_IN_PAGE = /^(date|time|month|week|datetime-local|color|range)$/i;
 
   /**
    * Resolve with `check()`'s first result that has `ok`, or its last one (with `timedOut`) after
@@ -86,6 +88,9 @@
     return el.localName === "textarea" || (el.localName === "input" && !NOT_TYPABLE.test(el.type));
   }
 
+  const setInPage = (el) => el.localName === "input" && SET_IN_PAGE.test(el.type);
+  const isFillable = (el) => isTextControl(el) || el.isContentEditable || setInPage(el);
+
   /** The point a click should land on: the centre of the element's first painted box. */
   function centre(el) {
     let r = el.getBoundingClientRect();
@@ -114,7 +119,7 @@
     if (!el) return { ok: false, found: false, why: "no element matches it" };
     if (need.visible && !visible(el)) return { ok: false, found: true, why: "it is not visible" };
     if (need.enabled && isDisabled(el)) return { ok: false, found: true, why: "it is disabled" };
-    if (need.editable && (el.readOnly || (!isTextControl(el) && !el.isContentEditable))) {
+    if (need.editable && (el.readOnly || !isFillable(el))) {
       return { ok: false, found: true, why: "it is read-only" };
     }
     if (!need.hit) return { ok: true, el };
@@ -311,32 +316,65 @@
     el.dispatchEvent(type === "input" ? new InputEvent("input", { ...init, inputType: "insertReplacementText" }) : new Event(type, init));
   }
 
+  /** Would a `type=number` input take `value` as typed? (a detached probe applies the browser's own rule) */
+  function numberTakes(value) {
+    const probe = document.createElement("input");
+    probe.type = "number";
+    probe.value = value;
+    return probe.value === value;
+  }
+
+  /**
+   * The page's part of a fill (background/acting.js fill): wait until the first match is fillable, focus
+   * it and select all of its content, so that the text the browser inserts next (trusted input through
+   * CDP) replaces it; answers `{filled:false}`. The SET_IN_PAGE types get the value here, with input and
+   * change events (untrusted), and answer `{filled:true}`. The value never appears in a message.
+   */
   async function domFill(p) {
     if (typeof p.value !== "string") throw new PageError("invalid_params", "'value' must be a string.", { param: "value" });
     queryAll(p.selector);
     const found = first(p.selector);
-    if (found) checkFillable(found, p.selector);
+    if (found) checkFillable(found, p.selector, p.value);
     const { el } = await ready(p, "fill", { visible: true, enabled: true, editable: true });
-    checkFillable(el, p.selector);
+    checkFillable(el, p.selector, p.value);
     if (p.watch) tp.lib.watch?.();
-    if (document.activeElement !== el) el.focus({ preventScroll: true });
-    if (isTextControl(el)) {
+    if (setInPage(el)) {
       const before = el.value;
+      el.focus({ preventScroll: true });
       el.value = p.value;
-      if (STRICT_VALUE.test(el.type) && el.value !== p.value) {
+      // The browser sanitises what the type cannot hold (a malformed date, a range value out of bounds).
+      if (el.value.toLowerCase() !== p.value.toLowerCase()) {
         el.value = before; // a refused fill changes nothing
         throw new PageError("invalid_params", `The value is not valid for the ${el.type} input '${p.selector}'.`, { selector: p.selector });
       }
-    } else {
-      el.textContent = p.value;
+      fire(el, "input");
+      fire(el, "change");
+      return { filled: true };
     }
-    fire(el, "input");
-    fire(el, "change");
-    return { filled: true };
+    if (document.activeElement !== el) el.focus({ preventScroll: true });
+    const now = document.activeElement;
+    if (now !== el && !el.contains(now) && !(el.isContentEditable && now?.contains(el))) {
+      throw new PageError("invalid_params", `'${p.selector}' matched a <${el.localName}> that cannot take the keyboard focus.`, {
+        selector: p.selector,
+      });
+    }
+    if (el.localName === "input" || el.localName === "textarea") {
+      el.select();
+    } else {
+      const range = document.createRange();
+      range.selectNodeContents(el);
+      const selection = getSelection();
+      selection.removeAllRanges();
+      selection.addRange(range);
+    }
+    return { filled: false };
   }
 
-  function checkFillable(el, selector) {
-    if (isTextControl(el) || el.isContentEditable) return;
+  function checkFillable(el, selector, value) {
+    if (el.localName === "input" && el.type === "number" && value !== "" && !numberTakes(value)) {
+      throw new PageError("invalid_params", `The value is not valid for the number input '${selector}'.`, { selector });
+    }
+    if (isFillable(el)) return;
     const what = el.localName === "input" ? `an <input type=${el.type}>` : `a <${el.localName}>`;
     const hint = el.localName === "select" ? " (use select)" : el.localName === "input" ? " (use click)" : "";
     throw new PageError("invalid_params", `'${selector}' is ${what}, which cannot be filled${hint}.`, { selector });

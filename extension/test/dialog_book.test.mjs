@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { DialogBook } from "../background/dialog_book.js";
+import { DialogBook, aDialog } from "../background/dialog_book.js";
 
 /** A book with a clock and timers the test moves, and a record of the answers given to the browser. */
 function bookWithClock() {
@@ -157,4 +157,14 @@ test("a closed tab forgets its dialog and its armed answer; the recent list stay
   }
   assert.equal(book.list().recent.length, 20);
   assert.equal(book.list().recent[0].message, "m29");
+});
+
+test("sentences name the dialog with its article: an alert, a confirm", () => {
+  assert.equal(aDialog("alert"), "an alert dialog");
+  assert.equal(aDialog("confirm"), "a confirm dialog");
+  assert.equal(aDialog("prompt"), "a prompt dialog");
+  assert.equal(aDialog("beforeunload"), "a beforeunload dialog");
+  const { book } = bookWithClock();
+  book.opened(3, { type: "alert", message: "Saved", url: "https://shop.test/" });
+  assert.throws(() => book.assertNone(3), /Tab 3 shows an alert dialog: "Saved"/);
 });

@@ -90,6 +90,7 @@ async def test_an_alert_and_a_prompt_are_answered_with_the_agents_text(
     await open_dialogs_page(e2e_app, tab, site)
     alerted = await mcp.ok("interact", {"action": "click", "selector": "#alert"})
     assert (alerted["dialog"]["type"], alerted["dialog"]["message"]) == ("alert", "Saved item 7.")
+    assert alerted["changed"] == "an alert dialog opened"
     await mcp.ok("interact", {"action": "handle_dialog", "accept": True})
     await until(lambda: shows(tab, "#alerted", "closed"), timeout=5, what="the alert to return")
 

@@ -37,11 +37,44 @@ async def test_a_controlled_input_takes_fill_and_type_into_its_state(
     await open_page(e2e_app, tab, site, "/acts.html")
     filled = await act(mcp, "fill", selector="#controlled", value="Ada")
     assert filled["filled"] is True and "Ada" not in filled["changed"]
-    # The framework's value tracker saw a user's change, not a script writing through it.
+    # The framework's value tracker saw a person's (trusted) input, not a script writing through it.
     assert await tab.text_content("#controlled-state") == "state: Ada"
     typed = await act(mcp, "type", selector="#controlled", text=" L")
     assert typed["typed"] == 2
     assert await tab.text_content("#controlled-state") == "state: Ada L"
+    # A second fill replaces the whole value (all of it selected, then the text inserted), as one input.
+    before = await trusted(tab, "controlled-input")
+    await act(mcp, "fill", selector="#controlled", value="Grace")
+    assert await tab.text_content("#controlled-state") == "state: Grace"
+    assert await trusted(tab, "controlled-input") == before + 1
+    # An empty value clears it (a trusted Delete on the selection).
+    await act(mcp, "fill", selector="#controlled", value="")
+    assert await tab.text_content("#controlled-state") == "state: "
+    assert await tab.input_value("#controlled") == ""
+
+
+async def test_fill_replaces_a_controlled_textarea_and_a_rich_text_editor_with_trusted_input(
+    mcp: StdioMcp, e2e_app: App, tab: Any, site: FixtureSite, pilot_on: None
+) -> None:
+    await open_page(e2e_app, tab, site, "/acts.html")
+    await act(mcp, "fill", selector="#controlled-note", value="first line\nsecond line")
+    assert await tab.text_content("#note-state") == "note: first line\nsecond line"
+    assert await tab.input_value("#controlled-note") == "first line\nsecond line"
+    # `change` waits for the focus to leave, as for a person: the fill fired none.
+    assert await tab.text_content("#field-changes") == "changes: none"
+    await act(mcp, "fill", selector="#controlled-editor", value="fresh draft")
+    assert await tab.text_content("#editor-state") == "editor: fresh draft"
+    assert await tab.text_content("#controlled-editor") == "fresh draft"
+    # The focus left the textarea for the editor: now the browser fired its change (trusted).
+    assert await tab.text_content("#field-changes") == "changes: controlled-note:true"
+    await act(mcp, "fill", selector="#controlled-editor", value="")
+    assert await tab.text_content("#editor-state") == "editor: "
+    assert await tab.text_content("#controlled-editor") == ""
+    assert await trusted(tab, "controlled-editor-input") == 2
+    # An email field has no selection API for scripts, yet select() takes all of it: a second fill replaces.
+    await act(mcp, "fill", selector="#email", value="a@b.c")
+    await act(mcp, "fill", selector="#email", value="ada@example.org")
+    assert await tab.input_value("#email") == "ada@example.org"
 
 
 async def test_select_by_label_and_by_text_reports_what_got_selected(

@@ -240,7 +240,7 @@ async def test_clicking_a_link_navigates(e2e_app: App, tab: Any, site: FixtureSi
 # -- dom.fill ------------------------------------------------------------------------------------
 
 
-async def test_fill_replaces_values_and_fires_input_and_change(
+async def test_fill_replaces_values_with_trusted_input_and_no_change(
     e2e_app: App, tab: Any, site: FixtureSite, pilot_on: None
 ) -> None:
     await open_page(e2e_app, tab, site, "/actions.html")
@@ -252,8 +252,32 @@ async def test_fill_replaces_values_and_fires_input_and_change(
     assert await tab.input_value("#bio") == "line one\nline two"
     assert await tab.text_content("#editor") == "new text"
     events = await tab.evaluate("window.events")
+    # Trusted input only, as a person's pasting gives (one event a line: the browser inserts a line break
+    # between); change only when the focus left (name and bio lost it to the next fill; the editor, a
+    # contenteditable, has no change event).
+    assert events.count("name:input:true") == 1 and events.count("editor:input:true") == 1, events
+    assert events.count("bio:input:true") == 3, events
     for element in ("name", "bio", "editor"):
+        assert f"{element}:input:false" not in events and f"{element}:change:false" not in events
+    assert "name:change:true" in events and "bio:change:true" in events
+    await call(e2e_app, "dom.fill", {"selector": "#name", "value": "", "timeout_ms": 2000})
+    assert await tab.input_value("#name") == ""
+
+
+async def test_fill_sets_dates_and_ranges_in_the_page_where_typing_cannot(
+    e2e_app: App, tab: Any, site: FixtureSite, pilot_on: None
+) -> None:
+    await open_page(e2e_app, tab, site, "/actions.html")
+    await call(e2e_app, "dom.fill", {"selector": "#when", "value": "2026-11-25", "timeout_ms": 2000})
+    await call(e2e_app, "dom.fill", {"selector": "#level", "value": "7", "timeout_ms": 2000})
+    assert await tab.input_value("#when") == "2026-11-25"
+    assert await tab.input_value("#level") == "7"
+    events = await tab.evaluate("window.events")
+    for element in ("when", "level"):
         assert f"{element}:input:false" in events and f"{element}:change:false" in events
+    bad = await failure(e2e_app, "dom.fill", {"selector": "#when", "value": "next tuesday", "timeout_ms": 300})
+    assert bad.code == "invalid_params" and "next tuesday" not in bad.message
+    assert await tab.input_value("#when") == "2026-11-25", "a refused fill changes nothing"
 
 
 async def test_fill_refuses_what_cannot_be_filled_without_echoing_the_value(

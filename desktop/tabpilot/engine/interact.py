@@ -344,7 +344,9 @@ COMMANDS: list[Command[Any]] = [
         "value",
         Filled,
         {"filled": True, "changed": "no visible change"},
-        "The answer never echoes the value. " + CHANGED_NOTE,
+        "Replaces the whole content with trusted text input, as a person pasting (controlled inputs update "
+        "their state; `change` fires when the focus leaves); `''` clears it. Date, time, color and range inputs "
+        "are set in the page. The answer never echoes the value. " + CHANGED_NOTE,
         cli=Cli("fill", positional=("selector", "value")),
     ),
     page_action(
@@ -379,7 +381,9 @@ COMMANDS: list[Command[Any]] = [
         Selected,
         {"selected": ["hello"], "labels": ["Hello"], "changed": "no visible change"},
         "Exactly one of `value` (an option's value; an option whose label is that text when none has it), "
-        "`label` or `text` (compared with whitespace collapsed); the answer names the options now selected.",
+        "`label` or `text` (compared with whitespace collapsed); the answer names the options now selected. "
+        "Set in the page with `input` and `change` events, as Playwright's select_option does (no trusted input "
+        "picks a native option).",
         cli=Cli("select", positional=("selector", "value")),
         handler=_select,
     ),
