@@ -119,6 +119,22 @@ export async function withFrame(params) {
 }
 
 /**
+ * The frame an op's `frame` names when withFrame left it alone (the op was given no selector: wait_for's
+ * `text`, download's `url`): its id, 0 (the top) when there is no `frame`.
+ * @param {number} tabId @param {Record<string, any>} params
+ */
+export async function namedFrame(tabId, params) {
+  return typeof params.frame === "string" && params.frame.trim() ? locateFrame(tabId, params.frame) : 0;
+}
+
+/** The address of frame `frameId` of the tab (a relative URL given with `frame` is relative to it). */
+export async function frameUrl(tabId, frameId) {
+  const info = await ext.webNavigation.getFrame({ tabId, frameId });
+  if (!info) throw frameGone(frameId, `@f${frameId}`);
+  return info.url;
+}
+
+/**
  * A whole-frame read (page.read) in the frame its params name: `frame` (a selector, ref, name or URL
  * pattern) or a selector withFrame qualified (`@f12 >> main`); the top frame otherwise.
  * @param {chrome.tabs.Tab} tab @param {string} op @param {Record<string, any>} params
