@@ -336,7 +336,8 @@ COMMANDS = [
             ]
         },
         ops=("tabs.list",),
-        cli=Cli("tabs", show="rows:tabs:tab_id,active,tracked,url,title"),
+        # `whose`: the owner in words (mine, agent <label>, person's, free), made by the shell from the row.
+        cli=Cli("tabs", show="rows:tabs:tab_id,active,tracked,whose,url,title"),
     ),
     Command(
         "observe",
