@@ -8,12 +8,11 @@ import * as cdp from "./cdp.js";
 import { askPage } from "./content.js";
 import * as ext from "./ext.js";
 import { watchNavigation } from "./follow.js";
-import { frameUrl, namedFrame } from "./frames.js";
 import { subscribe } from "./hub.js";
 import { Codes, TPError } from "./protocol.js";
 import { inflightNow, trackRequests, watchAction } from "./settle.js";
 import { getTab } from "./tabs.js";
-import { Deadline, budget, inPage, inPageAt, requireString, tabLoaded } from "./waiting.js";
+import { Deadline, budget, inPage, requireString, tabLoaded } from "./waiting.js";
 
 const DRAG_STEPS = 6;
 const DISMISS_CLICK_MS = 1500;
@@ -290,19 +289,14 @@ export async function waitFor(tab, params, frameMs) {
     });
   }
   const [what] = given;
-  // A selector in a frame came qualified (withFrame); text is looked for in the frame named here.
-  if (params.frame && what !== "selector" && what !== "text") {
-    throw new TPError(Codes.INVALID_PARAMS, `'frame' goes with 'selector' or 'text'; ${what} is the tab's, not a frame's.`, { param: "frame" });
-  }
   let answer = {};
   if (what === "selector") {
     const state = params.state ?? "visible";
     await inPage(tab.id, "dom.wait", { selector: requireString(params, "selector"), state }, deadline);
     answer = { condition: `${params.selector} ${state}` };
   } else if (what === "text") {
-    const frameId = await namedFrame(tab.id, params);
-    const { data: done } = await inPageAt(tab.id, "dom.wait_text", { text: requireString(params, "text") }, deadline, frameId);
-    answer = { condition: `text '${done.text}'${frameId ? ` in frame '${params.frame}'` : ""}` };
+    const done = await inPage(tab.id, "dom.wait_text", { text: requireString(params, "text") }, deadline);
+    answer = { condition: `text '${done.text}'` };
   } else if (what === "url") {
     const url = await waitUrl(tab.id, urlMatcher(requireString(params, "url")), deadline);
     await tabLoaded(tab.id, deadline.left());
@@ -350,18 +344,15 @@ function nameFrom(disposition) {
 export async function download(tab, params, frameMs) {
   const deadline = budget(params, frameMs);
   let address = params.url;
-  let base = tab.url || undefined;
   let suggested = "";
   if (params.selector) {
     const found = await inPage(tab.id, "dom.media_src", { selector: requireString(params, "selector") }, deadline);
     address = found.url;
     suggested = found.name;
-  } else if (params.frame) {
-    base = await frameUrl(tab.id, await namedFrame(tab.id, params)); // withFrame qualified a selector, not a URL
   }
   let url;
   try {
-    url = new URL(requireString({ url: address }, "url"), base);
+    url = new URL(requireString({ url: address }, "url"), tab.url || undefined);
   } catch (err) {
     if (err instanceof TPError) throw err;
     throw new TPError(Codes.INVALID_PARAMS, `'${address}' is not a URL.`, { param: "url" });

@@ -118,15 +118,6 @@ export async function withFrame(params) {
   return rest;
 }
 
-/**
- * The frame an op's `frame` names when withFrame left it alone (the op was given no selector: wait_for's
- * `text`, download's `url`): its id, 0 (the top) when there is no `frame`.
- * @param {number} tabId @param {Record<string, any>} params
- */
-export async function namedFrame(tabId, params) {
-  return typeof params.frame === "string" && params.frame.trim() ? locateFrame(tabId, params.frame) : 0;
-}
-
 /** The address of frame `frameId` of the tab (a relative URL given with `frame` is relative to it). */
 export async function frameUrl(tabId, frameId) {
   const info = await ext.webNavigation.getFrame({ tabId, frameId });

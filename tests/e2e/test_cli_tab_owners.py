@@ -33,9 +33,9 @@ async def as_session(home: Path, session: str, *args: str) -> str:
 
 
 def whose(listing: str, url: str) -> str:
-    """The owner cell of the line for `url` in `tabpilot tabs` output (tab_id, active, tracked, whose, url, title)."""
+    """The owner cell of the line for `url` in `tabpilot tabs` output (tab_id, active, tracked, url, title, whose)."""
     cells = [line.split("\t") for line in listing.splitlines()]
-    found = [c[3] for c in cells if len(c) >= 5 and c[4] == url]
+    found = [c[5] for c in cells if len(c) == 6 and c[3] == url]
     assert len(found) == 1, listing
     return found[0]
 

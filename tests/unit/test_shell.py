@@ -101,7 +101,7 @@ def test_results_print_as_plain_text() -> None:
     assert shell.render(subs["text"], {"url": "u", "text": "line one\nline two"}) == "line one\nline two"
     assert shell.render(subs["js"], {"success": True, "result": {"a": 1}}) == '{"a": 1}'
     tabs = {"tabs": [{"tab_id": 3, "active": True, "tracked": False, "url": "https://a.test/", "title": "A  page"}]}
-    assert shell.render(subs["tabs"], tabs) == "3\tactive\t-\tfree\thttps://a.test/\tA page"
+    assert shell.render(subs["tabs"], tabs) == "3\tactive\t-\thttps://a.test/\tA page\tfree"
     assert shell.render(subs["goto"], {"status": "complete", "url": "https://a.test/", "title": "A"}) == (
         "status: complete\nurl: https://a.test/\ntitle: A"
     )
@@ -132,8 +132,8 @@ def test_plain_tabs_show_each_tabs_owner_as_observe_tabs_gives_it() -> None:
         ]
     }
     lines = shell.render(shell.subcommands()["tabs"], listed).split("\n")
-    assert [line.split("\t")[3] for line in lines] == ["mine", "agent cursor 2.1 (mcp-2)", "person's", "free"]
-    assert lines[2] == "3\t-\ttracked\tperson's\thttps://3.test/\tT"
+    assert [line.split("\t")[5] for line in lines] == ["mine", "agent cursor 2.1 (mcp-2)", "person's", "free"]
+    assert lines[2] == "3\t-\ttracked\thttps://3.test/\tT\tperson's"
 
 
 HEAVY = ("PySide6", "mcp", "playwright", "aiohttp", "keyring", "qasync")
