@@ -7,6 +7,7 @@ without the cookie fails."""
 
 from __future__ import annotations
 
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -101,3 +102,23 @@ async def test_download_a_media_element_and_a_relative_url_inside_the_cross_orig
     assert top["error"] == "navigation_failed" and "403" in top["message"]
     no_clip = await mcp.error("interact", {"action": "download", "selector": "#clip", "timeout_ms": 300})
     assert no_clip["error"] in ("element_not_found", "timeout")  # the clip is only in the frame
+
+
+async def test_visual_diff_of_an_element_inside_the_cross_origin_frame(
+    mcp: StdioMcp, e2e_app: App, tab: Any, site: FixtureSite, pilot_on: None
+) -> None:
+    player = await player_page(e2e_app, tab, site)
+    name = f"framed-{uuid.uuid4().hex[:6]}"
+    diff = {"type": "visual_diff", "name": name, "selector": "#prepare", "frame": "media"}
+    first = await mcp.ok("generate", diff)
+    assert first["baseline_created"] is True
+    # The capture is the frame's button, not the top page's viewport: its size in device pixels.
+    box = await player.evaluate("(() => { const r = prepare.getBoundingClientRect(); return [r.width, r.height]; })()")
+    scale = await tab.evaluate("devicePixelRatio")
+    assert abs(first["width"] - box[0] * scale) <= 2 and abs(first["height"] - box[1] * scale) <= 2
+    assert (await mcp.ok("generate", diff))["match"] is True
+    await player.evaluate("document.getElementById('prepare').style.background = 'rgb(198, 40, 40)'")
+    changed = await mcp.ok("generate", diff)
+    assert changed["match"] is False and changed["diff_pixels"] > 0
+    no_selector = await mcp.error("generate", {"type": "visual_diff", "name": name, "frame": "media"})
+    assert no_selector["error"] == "invalid_params" and no_selector["param"] == "frame"
