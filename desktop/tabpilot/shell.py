@@ -307,11 +307,29 @@ def render(entry: dict[str, Any], result: dict[str, Any]) -> str:
     return outline(result)
 
 
+def _whose(tab: dict[str, Any]) -> str:
+    """A tab's owner as `observe tabs` gives it (`owner`, `mine`, `tracked`), in words: `mine`, `agent
+    <label>` (another agent's: yours to read, not to act on), `person's` (the tab the person tracks, open
+    to every agent) or `free` (nobody's)."""
+    if tab.get("mine") is True:
+        return "mine"
+    if isinstance(tab.get("owner"), str) and tab["owner"]:
+        return f"agent {tab['owner']}"
+    return "person's" if tab.get("tracked") is True else "free"
+
+
+DERIVED_CELLS = {"whose": _whose}
+"""Cells a `rows:` show may name that no result field holds: made from the row's fields."""
+
+
 def _row(item: Any, keys: list[str]) -> str:
     if not isinstance(item, dict):
         return str(item)
     cells = []
     for key in keys:
+        if key in DERIVED_CELLS:
+            cells.append(" ".join(DERIVED_CELLS[key](item).split()))
+            continue
         value = item.get(key)
         if isinstance(value, bool):
             cells.append(key if value else "-")

@@ -11,6 +11,7 @@ import { guarded, handleDialog, listDialogs } from "./dialogs.js";
 import { emulate, setHeaders, setUserAgent } from "./emulation.js";
 import { archive, performanceOf, printPdf } from "./evidence.js";
 import { executeJs } from "./execute.js";
+import { downloadInFrame, waitForInFrame } from "./framed_ops.js";
 import { locateFrame, readInFrame, withFrame } from "./frames.js";
 import { navigate } from "./navigate.js";
 import { OPERATIONS } from "./operations.js";
@@ -161,9 +162,9 @@ export const OPS = {
   "dom.focus": onPage(focus),
   "dom.drag": onPage(drag),
   "dom.upload": onPage(upload),
-  "page.wait_for": onPage(waitFor),
+  "page.wait_for": onPage(waitForInFrame(waitFor)),
   "tab.history": onPage(history),
-  "page.download": onPage(download),
+  "page.download": onPage(downloadInFrame(download)),
   "page.dismiss_overlays": onPage(dismissOverlays),
   "scrape.extract": onPage(extract),
   "scrape.next_page": onPage(nextPage),

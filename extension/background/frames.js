@@ -118,6 +118,13 @@ export async function withFrame(params) {
   return rest;
 }
 
+/** The address of frame `frameId` of the tab (a relative URL given with `frame` is relative to it). */
+export async function frameUrl(tabId, frameId) {
+  const info = await ext.webNavigation.getFrame({ tabId, frameId });
+  if (!info) throw frameGone(frameId, `@f${frameId}`);
+  return info.url;
+}
+
 /**
  * A whole-frame read (page.read) in the frame its params name: `frame` (a selector, ref, name or URL
  * pattern) or a selector withFrame qualified (`@f12 >> main`); the top frame otherwise.

@@ -35,7 +35,7 @@
 /** @typedef {{selector: string, files: unknown[], timeout_ms?: number, frame?: string, tab_id?: number}} DomUploadParams set a file input's files */
 /** @typedef {{selector?: string, state?: string, text?: string, url?: string, network_idle?: boolean, load?: boolean, timeout_ms?: number, frame?: string, tab_id?: number}} PageWaitForParams until one condition holds */
 /** @typedef {{direction: string, timeout_ms?: number, tab_id?: number}} TabHistoryParams back, forward or reload */
-/** @typedef {{url?: string, selector?: string, timeout_ms?: number, tab_id?: number}} PageDownloadParams fetch a URL with the browser's cookies */
+/** @typedef {{url?: string, selector?: string, timeout_ms?: number, frame?: string, tab_id?: number}} PageDownloadParams fetch a URL with the browser's cookies */
 /** @typedef {{timeout_ms?: number, tab_id?: number}} PageDismissOverlaysParams close cookie banners and modals */
 /** @typedef {{selector: string, fields: unknown[], redact?: unknown[], max_bytes?: number, frame?: string, tab_id?: number}} ScrapeExtractParams rows from the page */
 /** @typedef {{next_selector: string, rows_selector?: string, timeout_ms?: number, frame?: string, tab_id?: number}} ScrapeNextPageParams click next and wait for the rows to change */
@@ -334,6 +334,7 @@ export const OPERATIONS = Object.freeze({
       url: {"type": ["string"], "required": false},
       selector: {"type": ["string"], "required": false},
       timeout_ms: {"type": ["integer"], "required": false},
+      frame: {"type": ["string"], "required": false},
       tab_id: {"type": ["integer"], "required": false},
     },
   },

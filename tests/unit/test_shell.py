@@ -106,13 +106,39 @@ def test_results_print_as_plain_text() -> None:
     assert shell.render(subs["text"], {"url": "u", "text": "line one\nline two"}) == "line one\nline two"
     assert shell.render(subs["js"], {"success": True, "result": {"a": 1}}) == '{"a": 1}'
     tabs = {"tabs": [{"tab_id": 3, "active": True, "tracked": False, "url": "https://a.test/", "title": "A  page"}]}
-    assert shell.render(subs["tabs"], tabs) == "3\tactive\t-\thttps://a.test/\tA page"
+    assert shell.render(subs["tabs"], tabs) == "3\tactive\t-\thttps://a.test/\tA page\tfree"
     assert shell.render(subs["goto"], {"status": "complete", "url": "https://a.test/", "title": "A"}) == (
         "status: complete\nurl: https://a.test/\ntitle: A"
     )
     assert shell.outline({"forms": [{"id": "f", "fields": [{"name": "q"}]}], "count": 1}) == (
         "forms:\n  - id: f\n    fields:\n      - name: q\ncount: 1"
     )
+
+
+def test_plain_tabs_show_each_tabs_owner_as_observe_tabs_gives_it() -> None:
+    def tab(tab_id: int, owner: str | None, mine: bool, tracked: bool = False) -> dict[str, Any]:
+        url = f"https://{tab_id}.test/"
+        return {
+            "tab_id": tab_id,
+            "url": url,
+            "title": "T",
+            "active": False,
+            "tracked": tracked,
+            "owner": owner,
+            "mine": mine,
+        }
+
+    listed = {
+        "tabs": [
+            tab(1, "claude-code 1.0 (mcp-1)", True),
+            tab(2, "cursor 2.1 (mcp-2)", False),
+            tab(3, None, False, tracked=True),
+            tab(4, None, False),
+        ]
+    }
+    lines = shell.render(shell.subcommands()["tabs"], listed).split("\n")
+    assert [line.split("\t")[5] for line in lines] == ["mine", "agent cursor 2.1 (mcp-2)", "person's", "free"]
+    assert lines[2] == "3\t-\ttracked\thttps://3.test/\tT\tperson's"
 
 
 HEAVY = ("PySide6", "mcp", "playwright", "aiohttp", "keyring", "qasync")

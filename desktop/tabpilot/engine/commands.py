@@ -79,7 +79,8 @@ class Cli:
     """(parameter, letter) pairs: a one-letter flag besides the long one (`snapshot -i`)."""
     show: str = ""
     """What stdout shows: "" a readable rendering of the result; `field` that field as it is (`text`);
-    `rows:field:a,b,c` a line per item of the list `field`, keys a, b, c separated by tabs."""
+    `rows:field:a,b,c` a line per item of the list `field`, keys a, b, c separated by tabs (a key may also
+    be one of shell.DERIVED_CELLS, a cell made from the item: `whose`, a tab's owner in words)."""
     save: bool = False
     """The result carries a file (a screenshot): an optional trailing PATH says where the CLI writes it."""
     verdict: str = ""

@@ -336,7 +336,9 @@ COMMANDS = [
             ]
         },
         ops=("tabs.list",),
-        cli=Cli("tabs", show="rows:tabs:tab_id,active,tracked,url,title"),
+        # `whose`: the owner in words (mine, agent <label>, person's, free), made by the shell from the row;
+        # last, so that scripts reading the first five cells read what they did before.
+        cli=Cli("tabs", show="rows:tabs:tab_id,active,tracked,url,title,whose"),
     ),
     Command(
         "observe",

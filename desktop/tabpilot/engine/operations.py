@@ -233,7 +233,7 @@ OPERATIONS: tuple[Operation, ...] = (
     ),
     Operation(
         "page.download",
-        (_p("url", "string"), _p("selector", "string"), TIMEOUT, TAB_ID),
+        (_p("url", "string"), _p("selector", "string"), TIMEOUT, FRAME, TAB_ID),
         summary="fetch a URL with the browser's cookies",
     ),
     Operation(

@@ -9,7 +9,7 @@ import binascii
 from dataclasses import dataclass
 from typing import Any, Literal, NotRequired, TypedDict
 
-from tabpilot.engine.args import TabArgs, arg
+from tabpilot.engine.args import FrameArgs, TabArgs, arg
 from tabpilot.engine.commands import ApprovalScope, Command
 from tabpilot.engine.context import CommandContext
 from tabpilot.engine.errors import TabpilotError
@@ -26,6 +26,8 @@ from tabpilot.engine.interact import (
 
 WAIT_STATES = ("visible", "hidden", "attached", "detached")
 WAIT_CONDITIONS = ("selector", "text", "url", "network_idle", "load")
+IN_A_FRAME = ("selector", "text")
+"""The wait_for conditions `frame` applies to: a URL, the network and the load are the tab's."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -46,7 +48,7 @@ class UploadArgs(ElementArgs):
 
 
 @dataclass(frozen=True, kw_only=True)
-class WaitForArgs(TabArgs):
+class WaitForArgs(FrameArgs):
     selector: str | None = arg("until this CSS selector or @ref reaches `state`", default=None)
     state: str | None = arg("with selector; default visible", default=None, enum=WAIT_STATES)
     text: str | None = arg("until this text is on the page", default=None)
@@ -62,7 +64,7 @@ class HistoryArgs(TabArgs):
 
 
 @dataclass(frozen=True, kw_only=True)
-class DownloadArgs(TabArgs):
+class DownloadArgs(FrameArgs):
     url: str | None = arg("http(s) URL (relative: to the page)", default=None)
     selector: str | None = arg("media element or link to save (CSS selector or @ref)", default=None)
     timeout_ms: int = arg("default 30000", default=30_000, minimum=100, maximum=300_000)
@@ -195,6 +197,12 @@ async def _wait_for(ctx: CommandContext, a: WaitForArgs) -> dict[str, Any]:
         )
     if a.state is not None and a.selector is None:
         raise TabpilotError("invalid_params", "'state' goes with 'selector'.", param="state")
+    if a.frame is not None and given[0] not in IN_A_FRAME:
+        raise TabpilotError(
+            "invalid_params",
+            f"'frame' goes with 'selector' or 'text'; {given[0]} is the tab's, not a frame's.",
+            param="frame",
+        )
     return await ctx.browser_request("page.wait_for", a.wire(), timeout_s=_frame_s(a.timeout_ms))
 
 
@@ -353,9 +361,9 @@ COMMANDS: list[Command[Any]] = [
         returns=WaitedFor,
         notes="Exactly one of: `selector` with `state` (visible — the default —, hidden, attached, detached), "
         "`text` (on the page, visible), `url` (the tab's URL matches a glob with * and **, a /regex/, or contains "
-        "the text; then waits for the load), `network_idle:true` (no request for 500 ms), `load:true`. Changes "
-        "nothing, so no approval; it needs the pilot like every interact action. `timeout` when it does not hold "
-        "in time.",
+        "the text; then waits for the load), `network_idle:true` (no request for 500 ms), `load:true`. With "
+        "`frame`, a selector or text is looked for in that iframe (cross-origin ones too). Changes nothing, so no "
+        "approval; it needs the pilot like every interact action. `timeout` when it does not hold in time.",
         example={"text": "Saved"},
         example_result={"condition": "text 'Saved'", "url": "https://example.com/", "waited_ms": 140},
         ops=("page.wait_for",),
@@ -374,7 +382,8 @@ COMMANDS: list[Command[Any]] = [
         DownloadArgs,
         returns=Downloaded,
         notes="Exactly one of `url` or `selector` (an <img>, <video>, <audio>, <source>, <a> or <object>: its "
-        "address). Fetched by the browser with its cookies for that site (HttpOnly ones too) and saved under the "
+        "address), in `frame` when given (a relative `url` is then the frame's). Fetched by the browser with its "
+        "cookies for that site (HttpOnly ones too) and saved under the "
         "home's downloads/ folder (a new name when one is taken); at most 32 MB. Changes no page, so no approval.",
         example={"url": "https://example.com/report.pdf"},
         example_result={

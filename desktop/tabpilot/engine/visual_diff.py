@@ -18,7 +18,7 @@ from typing import Any, NotRequired, TypedDict
 from urllib.parse import urlsplit
 
 from tabpilot.engine import imagediff
-from tabpilot.engine.args import TabArgs, arg
+from tabpilot.engine.args import FrameArgs, arg
 from tabpilot.engine.artifacts import artifacts_folder, safe_stem, write_file
 from tabpilot.engine.commands import Cli, Command
 from tabpilot.engine.context import CommandContext
@@ -31,7 +31,7 @@ DIFF_SUFFIX = ".diff"
 
 
 @dataclass(frozen=True, kw_only=True)
-class VisualDiffArgs(TabArgs):
+class VisualDiffArgs(FrameArgs):
     name: str | None = arg("baseline name (default: from URL + viewport size)", default=None)
     selector: str | None = arg("compare this element only", default=None)
     full_page: bool = arg("not just the viewport", default=False)
@@ -70,18 +70,18 @@ MAX_REGIONS = 10
 
 async def _visual_diff(ctx: CommandContext, a: VisualDiffArgs) -> dict[str, Any]:
     tab_id = a.tab_id
+    if a.frame is not None and not a.selector:
+        raise TabpilotError("invalid_params", "'frame' says where 'selector' is: give a selector too.", param="frame")
     if a.name is not None and a.name.strip():
         name = _own_name(safe_stem(a.name.strip()))
     else:
         if tab_id is None:  # two requests below: both must reach the same tab
             tab_id = int((await ctx.browser_request("tabs.resolve", {}, timeout_s=5))["tab_id"])
         info = await ctx.browser_request("page.info", {"tab_id": tab_id}, timeout_s=10)
-        name = _own_name(auto_name(str(info.get("url") or ""), info.get("viewport") or {}, a.selector, a.full_page))
-    shot = await ctx.browser_request(
-        "tab.screenshot",
-        {"tab_id": tab_id, "format": "png", "full_page": a.full_page, "selector": a.selector},
-        timeout_s=20,
-    )
+        url, viewport = str(info.get("url") or ""), info.get("viewport") or {}
+        name = _own_name(auto_name(url, viewport, a.selector, a.full_page, a.frame))
+    params = {"tab_id": tab_id, "format": "png", "full_page": a.full_page, "selector": a.selector, "frame": a.frame}
+    shot = await ctx.browser_request("tab.screenshot", {k: v for k, v in params.items() if v is not None}, timeout_s=20)
     capture = base64.b64decode(str(shot["data"]))
     # Files and pixels off the event loop: tens of milliseconds of decoding, numpy and encoding.
     answer = await asyncio.to_thread(against_baseline, artifacts_folder(ctx), name, capture, a)
@@ -150,9 +150,12 @@ def against_baseline(artifacts: Path, name: str, capture: bytes, a: VisualDiffAr
     return answer
 
 
-def auto_name(url: str, viewport: dict[str, Any], selector: str | None, full_page: bool) -> str:
-    """A baseline's name from what it shows: host and path, the viewport size, and the element or the
-    full page. A query string is kept only as a short hash: it may carry a token, never written out."""
+def auto_name(
+    url: str, viewport: dict[str, Any], selector: str | None, full_page: bool, frame: str | None = None
+) -> str:
+    """A baseline's name from what it shows: host and path, the viewport size, and the element (and the
+    frame it is in) or the full page. A query string is kept only as a short hash: it may carry a token,
+    never written out."""
     parts = urlsplit(url)
     where = f"{parts.netloc}{parts.path}" or url  # a file: URL has only a path
     stem = safe_stem(where.replace("/", "_"), limit=80)
@@ -161,6 +164,8 @@ def auto_name(url: str, viewport: dict[str, Any], selector: str | None, full_pag
     stem += f"-{int(viewport.get('width') or 0)}x{int(viewport.get('height') or 0)}"
     if full_page:
         stem += "-full"
+    if frame:
+        stem += "-in-" + safe_stem(frame, limit=30)
     if selector:
         stem += "-" + safe_stem(selector, limit=40)
     return stem
@@ -191,7 +196,8 @@ COMMANDS: list[Command[Any]] = [
             "(pixelmatch's YIQ distance; 0 counts any change). include_aa:false ignores anti-aliasing at "
             "edges. match: diff_pixels <= max_diff_ratio x the pixels compared (default 0: any change "
             "fails), and the sizes agree. similarity: 1 - the changed share. regions (up to 10) and "
-            "width/height are in the capture's pixels (device scale included)."
+            "width/height are in the capture's pixels (device scale included). `frame` with `selector`: the "
+            "element in that iframe."
         ),
         example={"name": "home", "threshold": 0.1},
         example_result={

@@ -131,6 +131,8 @@ async def test_a_file_outside_is_refused_before_anyone_is_asked(
         ({"action": "wait_for", "state": "hidden", "text": "a"}, "state"),
         ({"action": "select", "selector": "s"}, "value"),
         ({"action": "select", "selector": "s", "value": "a", "text": "A"}, "text"),
+        ({"action": "wait_for", "url": "**/done", "frame": "pay"}, "frame"),
+        ({"action": "wait_for", "load": True, "frame": "pay"}, "frame"),
         ({"action": "download"}, "url"),
         ({"action": "download", "url": "https://x.test/", "selector": "img"}, "url"),
         ({"action": "click", "selector": "a", "modifiers": ["Ctrl"]}, "modifiers"),
@@ -166,3 +168,27 @@ async def test_a_download_is_saved_under_downloads(
         "url": "https://x.test/r.pdf",
     }
     assert (tmp_path / "downloads" / "r.pdf").read_bytes() == b"pdf"
+
+
+async def test_wait_for_and_download_take_the_frame_to_the_browser(
+    make_engine: EngineFactory, browser: FakeBrowser, tmp_path: Path
+) -> None:
+    engine = _engine(make_engine, tmp_path / "uploads", tmp_path / "downloads")
+    browser.replies["page.wait_for"] = {"condition": "text 'Paid'", "url": "https://x.test/", "waited_ms": 5}
+    await engine.call("interact", {"action": "wait_for", "text": "Paid", "frame": "pay"})
+    await engine.call("interact", {"action": "wait_for", "selector": "#receipt", "frame": "#cross"})
+    browser.replies["page.download"] = {
+        "url": "https://pay.test/r.txt",
+        "mime": "text/plain",
+        "name": "r.txt",
+        "size": 1,
+        "content_base64": base64.b64encode(b"r").decode(),
+    }
+    await engine.call("interact", {"action": "download", "selector": "#receipt-link", "frame": "pay"})
+    waits = [c.params for c in browser.calls if c.op == "page.wait_for"]
+    assert [(w.get("text"), w.get("selector"), w["frame"]) for w in waits] == [
+        ("Paid", None, "pay"),
+        (None, "#receipt", "#cross"),
+    ]
+    (download,) = [c.params for c in browser.calls if c.op == "page.download"]
+    assert download["frame"] == "pay" and download["selector"] == "#receipt-link"

@@ -215,6 +215,18 @@ async def test_an_element_capture_is_asked_for_and_named_apart(engine: Engine, b
     assert named["name"] == "card" and browser.calls[-1].params["selector"] == "#card"
 
 
+async def test_an_element_in_a_frame_is_captured_there_and_named_apart(engine: Engine, browser: FakeBrowser) -> None:
+    browser.replies["page.info"] = page_info(url="https://a.test/", viewport={"width": 800, "height": 600})
+    shows(browser, picture(20, 10))
+    framed = await diff(engine, selector="#card", frame="pay")
+    assert framed["name"] == "a.test-800x600-in-pay-card"
+    assert browser.calls[-1].params["frame"] == "pay" and browser.calls[-1].params["selector"] == "#card"
+    assert auto_name("https://a.test/", {"width": 8, "height": 6}, "#card", False) == "a.test-8x6-card"
+    with pytest.raises(TabpilotError) as info:
+        await diff(engine, frame="pay")
+    assert info.value.code == "invalid_params" and info.value.details["param"] == "frame"
+
+
 async def test_a_capture_cut_short_says_so(engine: Engine, browser: FakeBrowser) -> None:
     shows(browser, picture(), note="Cut at 16384 px.")
     first = await diff(engine, name="tall", full_page=True)
