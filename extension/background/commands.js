@@ -112,9 +112,8 @@ function scripted(run) {
  * state.save takes. The events' description (tabs.js) can trail a pushState or a title the page just set.
  * @param {Record<string, any>} params
  */
-async function freshTarget(params) {
-  const tab = await targetTab(params);
-  return tab.id === undefined ? tab : getTab(tab.id);
+function freshTarget(params) {
+  return targetTab(params, { fresh: true });
 }
 
 /** @param {chrome.tabs.Tab} tab */

@@ -81,17 +81,24 @@ export function rememberTarget(params, tab) {
   lookedUp.set(params, tab);
 }
 
-export async function targetTab(params) {
+/**
+ * The tab a command works in: the one it names, else the tracked tab, else the active tab. `fresh`: as
+ * the browser says it is now (a tabs.get), for what is shown or acted on by its address; otherwise as
+ * the browser's events last described it (`described`).
+ * @param {Record<string, any>} params @param {{fresh?: boolean}} [how]
+ */
+export async function targetTab(params, { fresh = false } = {}) {
   const known = lookedUp.get(params);
   if (known) {
     lookedUp.delete(params);
-    return known;
+    if (!fresh) return known;
   }
-  if (Number.isInteger(params.tab_id)) return describedTab(params.tab_id);
+  const look = fresh ? getTab : describedTab;
+  if (Number.isInteger(params.tab_id)) return look(params.tab_id);
   const tracked = await trackedTabId();
   if (tracked !== null) {
     try {
-      return await describedTab(tracked);
+      return await look(tracked);
     } catch {
       await setTracked(null);
     }

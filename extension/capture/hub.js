@@ -44,6 +44,7 @@
   let scheduled = false;
   let lastFlush = -Infinity;
   let onHold = null; // () => void, set by capture/link.js: told when items wait for a later hand-over
+  let direct = null; // (message) => void, set by capture/link.js: a message to the isolated world now
 
   function flush() {
     scheduled = false;
@@ -426,10 +427,19 @@
     isoAt,
     onSettings,
     applySettings,
-    connect(fn, hold) {
+    connect(fn, hold, now) {
       sink = fn;
       onHold = hold ?? null;
+      direct = now ?? null;
       schedule();
+    },
+    /** A small message for the isolated world at once, outside the batched capture (capture/frames.js). */
+    signal(message) {
+      try {
+        direct?.(message);
+      } catch {
+        // a closed channel: nobody is told, the page goes on
+      }
     },
   };
   Object.defineProperty(window, KEY, { value: hub, configurable: true, enumerable: false, writable: false });

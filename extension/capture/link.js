@@ -53,6 +53,7 @@
   hub.connect(
     (items, dropped) => hub.apply(post, port, [{ items, dropped }]),
     () => hub.apply(post, port, [{ hold: true }]),
+    (message) => hub.apply(post, port, [message]),
   );
   offer();
 })();

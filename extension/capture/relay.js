@@ -118,6 +118,7 @@
     const msg = event.data;
     if (!msg || typeof msg !== "object") return;
     if (msg.hold === true) holding = true;
+    if (Number.isInteger(msg.frames)) globalThis.__tabpilotFrames = { waiting: msg.frames }; // for content/acts.js
     if (Array.isArray(msg.items)) {
       holding = false; // the page side handed over what it held
       for (const item of msg.items) {

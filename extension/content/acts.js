@@ -15,6 +15,8 @@
   const OURS = /^data-tabpilot-/;
   // A mutation seen this soon after the action ended came from its own task (its handlers ran then).
   const SYNC_MS = 1;
+  // How long a settle waits for a frame the page asked for (three at 60 Hz; a hidden page draws none).
+  const FRAME_WAIT_MS = 50;
 
   // -- what an action changed --------------------------------------------------------------------
   // A MutationObserver started just before the action (and the Navigation API's `navigate` event, which
@@ -129,10 +131,18 @@
    */
   function quiet(w, from, quietMs, idleMs, timeoutMs) {
     const ends = performance.now() + timeoutMs;
+    let framed = false;
     return new Promise((resolve) => {
       const check = () => {
         const now = performance.now();
         if (w.navigating) return resolve(undefined);
+        if (!framed && (globalThis.__tabpilotFrames?.waiting ?? 0) > 0) {
+          // The page asked for an animation frame (capture/frames.js): what it draws there is the
+          // action's doing too. Ours runs after the page's callbacks of that frame; a hidden page draws
+          // no frames, hence the bound.
+          framed = true;
+          return nextFrame(check, Math.min(FRAME_WAIT_MS, Math.max(0, ends - now)));
+        }
         const later = w.mutated && w.last > from + SYNC_MS;
         const wait = (later ? w.last + quietMs : from + idleMs) - now;
         if (wait <= 0 || now >= ends) return resolve(undefined);
@@ -146,8 +156,9 @@
   }
 
   // One task turn, queued behind the tasks the page queued so far (a handler's setTimeout(0) included).
-  // After an input event the browser runs the page's next frame before its queued tasks, so this turn
-  // ends after the frame that shows what the action did.
+  // In a person's Chrome the page's tasks wait after an input event until the next frame is drawn, so
+  // this turn ends after that frame; the managed browser runs them when due (quiet() then waits for a
+  // frame only when the page asked for one).
   const channel = new MessageChannel();
   /** @type {(() => void)[]} */
   const queued = [];
@@ -157,6 +168,19 @@
   function nextTask(fn) {
     queued.push(fn);
     channel.port2.postMessage(0);
+  }
+
+  /** `fn` after the page's next frame (its animation-frame callbacks and their microtasks), or after `ms`. */
+  function nextFrame(fn, ms) {
+    let done = false;
+    const go = () => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      fn();
+    };
+    const timer = setTimeout(go, ms);
+    requestAnimationFrame(() => nextTask(go));
   }
 
   async function pageWatch() {

@@ -38,12 +38,14 @@ interface TabpilotCaptureHub {
   isoAt(epochMs: number): string;
   onSettings(fn: (settings: { websockets: boolean; bodies: boolean }, before: { websockets: boolean; bodies: boolean }) => void): void;
   applySettings(next: { websockets?: boolean; bodies?: boolean } | null | undefined): void;
-  connect(sink: (items: unknown[], dropped: number) => void, hold?: () => void): void;
+  connect(sink: (items: unknown[], dropped: number) => void, hold?: () => void, now?: (message: unknown) => void): void;
+  signal(message: unknown): void;
   // Each capture module marks itself here, so that a second injection does not hook twice.
   console?: boolean;
   errors?: boolean;
   network?: boolean;
   websocket?: boolean;
+  frames?: boolean;
   /** capture/bodies.js: reading request and response bodies, for network.js. */
   bodies?: Record<string, (...args: any[]) => any>;
 }
@@ -55,6 +57,8 @@ interface Window {
 declare var __tabpilot: TabpilotAgent | undefined;
 /** capture/relay.js: set once the relay runs in this frame, so a second injection stays out. */
 declare var __tabpilotRelay: boolean | undefined;
+/** capture/relay.js: how many animation-frame callbacks the page has waiting (capture/frames.js). */
+declare var __tabpilotFrames: { waiting: number } | undefined;
 /** background/a11y.js's in-page audit: the run going on in this document. */
 declare var __tabpilotAxe: { running: Promise<void> | null } | undefined;
 /** lib/axe.min.js, injected into the isolated world by background/a11y.js before it runs the audit. */
