@@ -3,6 +3,7 @@ extension's popup does (engine/tab_owners.py has the rule; issue 10, item 7).
 
     Hand a tab to an agent ▸
         agent says it is "claude-code 1.0" (mcp-1) ▸     (one submenu per agent session connected now)
+            Give it a tab (✓ its own: …)                   (a header line, disabled)
             ✓ Sign in — shop.test                         (its own: checked; choosing it again takes it back)
               Jobs — jobs.test (agent mcp-2's)            (another agent's: choosing it moves it here)
               Docs — docs.test
@@ -36,6 +37,7 @@ TITLE = "Hand a tab to an agent"
 MAX_TABS_SHOWN = 15
 TITLE_CHARS = 40
 TABS_TIMEOUT_S = 2.0
+HEADER = "Give it a tab (✓ its own: choose it again to take it back)"
 
 
 def agent_label(agent: AgentView) -> str:
@@ -152,6 +154,9 @@ class HandTabMenu(QMenu):
             if self.tabs is None:
                 return
         owner_of = {tab_id: key for key, a in agents.items() for tab_id in a.tabs}
+        header = QAction(HEADER, menu)
+        header.setEnabled(False)
+        menu.addAction(header)
         if not self.tabs:
             empty = QAction("The browser has no tabs", menu)
             empty.setEnabled(False)
