@@ -98,7 +98,7 @@ async def test_the_person_hands_a_tab_to_an_agent_from_the_tray(
     await ui_settled()  # the menu's question to the browser
 
 
-async def test_choosing_its_own_tab_again_takes_it_back(
+async def test_choosing_its_own_tab_again_takes_it_back_and_a_gone_agent_leaves_the_menu(
     make_app: AppFactory, make_tray: TrayFactory, connect_extension: ExtensionFactory
 ) -> None:
     app = await make_app(pilot=True)
@@ -118,3 +118,7 @@ async def test_choosing_its_own_tab_again_takes_it_back(
     hand.hide()
     assert app.engine.tab_owners.owner(8) is None, "the person's again"
     await ui_settled()
+
+    app.engine.tab_owners.ended(CLAUDE[1])  # its MCP connection closed
+    entry = find_action(tray.menu, "Hand a tab to an agent")
+    assert not entry.isEnabled() and entry.text() == "Hand a tab to an agent (no agent connected)"
