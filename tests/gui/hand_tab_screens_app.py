@@ -22,9 +22,11 @@ sys.path.insert(0, str(REPO))  # tests.support, when run as a script
 
 from PySide6.QtWidgets import QApplication, QMenu  # noqa: E402
 from tests.gui.screen_app import (  # noqa: E402
+    MENU_WAIT_S,
     item_texts,
     next_line,
     opened,
+    painted,
     rect,
     run,
     say,
@@ -37,6 +39,7 @@ from tests.support.waiting import until  # noqa: E402
 
 from tabpilot.approvals import AutoApprove  # noqa: E402
 from tabpilot.engine.errors import TabpilotError  # noqa: E402
+from tabpilot.ui import dialogs  # noqa: E402
 from tabpilot.ui.tray import TrayController  # noqa: E402
 
 TABS = [
@@ -75,13 +78,16 @@ async def main(qt_app: QApplication) -> int:
         await opened(menu, "the context menu after the right-click")
         say("MENU", items=item_texts(menu), hand_item=centre(menu, hand), platform=qt_app.platformName())
 
-        await opened(hand, "the hand-a-tab submenu under the mouse")
+        # Opening it asks the browser for its tabs: let that finish before `painted` syncs with the X server
+        # (QApplication.sync runs the loop re-entrantly, and a task step inside it fails under qasync).
+        await until(hand.isVisible, timeout=MENU_WAIT_S, what="the hand-a-tab submenu under the mouse")
+        await until(lambda: not dialogs.busy(), what="the browser's tabs asked for")
+        await painted(hand)
         first = hand.agent_menus[CLAUDE[1]]
         say("HAND", items=item_texts(hand), agent_item=centre(hand, first))
 
-        await opened(first, "the agent's tabs under the mouse")
         await until(lambda: len([a for a in first.actions() if a.isEnabled()]) == len(TABS), what="the tabs listed")
-        await opened(first, "the agent's tabs painted")
+        await opened(first, "the agent's tabs under the mouse")
         sign_in = next(a for a in first.actions() if a.text().startswith("Sign in"))
         at = first.mapToGlobal(first.actionGeometry(sign_in).center())
         say(
