@@ -58,6 +58,16 @@ class HandoffView:
     title: str
 
 
+@dataclass(frozen=True)
+class AgentView:
+    """An agent session the person can hand a tab to: its key (`mcp-2`, `cli`), the name its program gave
+    (its own claim), and the tabs it owns now."""
+
+    key: str
+    name: str
+    tabs: tuple[int, ...]
+
+
 class AppFacade:
     def __init__(self, app: App) -> None:
         self._app = app
@@ -168,6 +178,25 @@ class AppFacade:
     def watch_handoffs(self, changed: Callable[[], None]) -> Unsubscribe:
         """A hand-off began or ended."""
         return self._app.engine.handoffs.changed.subscribe(changed)
+
+    # -- each agent its own tabs: the person hands a tab to one (as the popup does) ----------------------------
+
+    def agents(self) -> list[AgentView]:
+        """The agent sessions connected now (MCP, CLI), in the order they came, with the tabs each owns."""
+        owners = self._app.engine.tab_owners
+        owned = owners.owned()
+        return [
+            AgentView(s.key, s.name, tuple(t for t, o in owned.items() if o.key == s.key)) for s in owners.sessions()
+        ]
+
+    def hand_tab(self, tab_id: int, key: str | None) -> bool:
+        """The person gives `tab_id` to the agent session `key` (None: takes it back, nobody owns it). False
+        when that session has just ended (nothing changed)."""
+        return self._app.engine.tab_owners.hand(tab_id, key) is not None or key is None
+
+    def watch_tab_owners(self, changed: Callable[[], None]) -> Unsubscribe:
+        """A tab changed hands, or an agent session came or went."""
+        return self._app.engine.tab_owners.subscribe(changed)
 
     # -- capture ----------------------------------------------------------------------------------------
 

@@ -28,6 +28,7 @@ MENU = [
     "AI Web Pilot",
     "Capabilities",
     "Capture",  # what capture holds per tab (the capture issue's submenu)
+    "Hand a tab to an agent",  # the person gives a tab to an agent (issue 10, item 7)
     "Workflows",
     "Activity…",
     "Secrets…",

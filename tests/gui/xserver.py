@@ -143,6 +143,9 @@ class XServer:
     def right_click(self, at: QPoint) -> None:
         self._xdotool("mousemove", "--sync", str(at.x()), str(at.y()), "click", "3")
 
+    def left_click(self, at: QPoint) -> None:
+        self._xdotool("mousemove", "--sync", str(at.x()), str(at.y()), "click", "1")
+
     def _xdotool(self, *args: str) -> None:
         subprocess.run([need("xdotool", "xdotool"), *args], check=True, timeout=10, env=self.env, capture_output=True)
 

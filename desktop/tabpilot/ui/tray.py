@@ -6,6 +6,7 @@ Menu:
     AI Web Pilot                                        (the master switch)
     Capabilities ▸                                      (one toggle per capability, kept in the keyring)
     Capture ▸                                           (what capture holds per tab: capture_menu.py)
+    Hand a tab to an agent ▸                            (agents ▸ the browser's tabs: hand_tab_menu.py)
     Workflows ▸  Activity…  Secrets…
     Paired browsers…  Pair your own browser…  Approval rules…
     Settings…  Open managed browser
@@ -31,6 +32,7 @@ from tabpilot.engine.events import ActivityEvent
 from tabpilot.ui.approval_dialog import ApprovalDialogs
 from tabpilot.ui.capture_menu import CaptureMenu
 from tabpilot.ui.dialogs import close_on_escape, steps_from_one
+from tabpilot.ui.hand_tab_menu import HandTabMenu
 from tabpilot.ui.icons import TrayLook, app_icon, tray_icon
 from tabpilot.ui.pairing import show_paired_browsers, show_pairing_code
 from tabpilot.ui.rules_window import show_rules_window
@@ -101,6 +103,8 @@ class TrayController(QObject):
         self.menu.addMenu(self.capabilities_menu)
         self.capture_menu = CaptureMenu(facade, self.menu)  # capture status per tab (issue 5)
         self.menu.addMenu(self.capture_menu)
+        self.hand_tab_menu = HandTabMenu(facade, self.menu)  # each agent its own tabs (issue 10, item 7)
+        self.menu.addMenu(self.hand_tab_menu)
         self.menu.addSeparator()
         self.menu.addMenu(self.workflows.menu)
         self.menu.addAction(self.activity_action)
@@ -141,6 +145,7 @@ class TrayController(QObject):
             facade.watch_pilot(self.refresh),
             facade.watch_activity(self._activity),
             facade.watch_handoffs(self._handoffs_changed),
+            facade.watch_tab_owners(self.refresh),
         ]
         self.prompts = facade.approvals if isinstance(facade.approvals, ApprovalDialogs) else None
         """The approval prompts (the tray app's), whose waiting for the person the icon shows."""
@@ -329,6 +334,7 @@ class TrayController(QObject):
             "Nothing running" if not running else f"Running {running} command{'' if running == 1 else 's'}"
         )
         self.open_browser_action.setEnabled(self.facade.can_open_managed_browser())
+        self.hand_tab_menu.update_entry()
         look = self.compute_look()
         if look != self.look or self.tray.icon().isNull():
             self.look = look
