@@ -100,9 +100,30 @@ CASES: dict[str, Case] = {
     "click": Case(
         ACTIONS, ("#change",), ("clicked: true",), page=(("clicks.textContent", "clicked, trusted=true, at a point"),)
     ),
-    "fill": Case(ACTIONS, ("#name", "cli name"), (), page=(("document.querySelector('#name').value", "cli name"),)),
-    "type": Case(ACTIONS, ("#keys", "abc"), (), page=(("document.querySelector('#keys').value", "abc"),)),
-    "select": Case(ACTIONS, ("#color", "Green"), (), page=(("document.querySelector('#color').value", "g"),)),
+    "fill": Case(
+        ACTIONS,
+        ("#name", "cli name"),
+        ("filled: true",),
+        page=(
+            ("document.querySelector('#name').value", "cli name"),
+            ("events.some((e) => e.startsWith('name:input:'))", True),
+        ),
+    ),
+    "type": Case(
+        ACTIONS,
+        ("#keys", "abc"),
+        ("typed: 3",),
+        page=(("document.querySelector('#keys').value", "abc"), ("keyLog.includes('keydown:c:true')", True)),
+    ),
+    "select": Case(
+        ACTIONS,
+        ("#color", "Green"),
+        ("selected:\n  - g",),
+        page=(
+            ("document.querySelector('#color').value", "g"),
+            ("events.some((e) => e.startsWith('color:change:'))", True),
+        ),
+    ),
     "scroll": Case(ACTIONS, ("#bottom",), ("scroll:",), page=(("scrollY > 1000", True),)),
     "press": Case(ACTIONS, ("Enter", "#q"), ("pressed: Enter", "<site>/submitted?q=cli+search")),
     "drag": Case(ACTIONS, ("#card", "#bin"), ("html5: true", "dnd: dropped card"), page=(("trusted.drop", 1),)),
@@ -292,8 +313,8 @@ async def test_the_actions(
 
     await show(e2e_app, tab, site, "/download-login")  # sets the cookie /files/report.txt wants
     await run.run("reload")
-    await run.run("download")
-    assert (e2e_app.paths.downloads_dir / "q3 report.txt").exists()
+    saved = Path(field_of(await run.run("download"), "path"))
+    assert saved.parent == e2e_app.paths.downloads_dir and saved.read_bytes() == FixtureSite.REPORT
     await show(e2e_app, tab, site, "/overlays.html")
     await run.run("dismiss-overlays")
     run.covered(ACTIONS)
@@ -368,12 +389,13 @@ async def test_the_browser_settings(
     await show(e2e_app, tab, site, "/state/home")
     await run.run("save-state")
     await run.run("states")
-    await tab.context.clear_cookies()
+    await tab.context.clear_cookies(name="sid")  # HttpOnly: the page's script cannot drop it
     await tab.evaluate("localStorage.clear(); sessionStorage.clear()")
     await tab.reload()
     assert await tab.text_content("#status") == "not logged in: no cookie, localStorage, sessionStorage"
     await run.run("load-state")
     assert await tab.text_content("#status") == "logged in as clara"
+    await tab.context.clear_cookies(name="sid")
     await run.run("delete-state")
     assert f"cli-{run.values['run']}" not in (await cli(e2e_home, "states")).stdout
     run.covered(SETTINGS)
@@ -405,6 +427,7 @@ async def test_the_dialogs_and_a_handoff(
 
     await until(resumed, timeout=10, what="the hand-off to end")
     assert "correct horse" not in await run.run("result")
+    await tab.context.clear_cookies(name="session")  # signed out again: other tests meet the sign-in page
     run.covered(PERSON)
 
 

@@ -92,6 +92,7 @@ async def test_the_person_signs_in_during_a_handoff_and_resume_gives_the_agent_t
     await until(popup.locator("#handoffs").is_hidden, timeout=5, what="the popup to drop the hand-off")
     assert e2e_app.engine.handoffs.pending() == []
     await popup.close()
+    await context.clear_cookies(name="session")  # signed out again: other tests meet the sign-in page
 
 
 async def test_closing_the_tab_ends_the_handoff_with_tab_closed(
