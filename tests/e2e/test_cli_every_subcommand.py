@@ -62,7 +62,7 @@ CASES: dict[str, Case] = {
     "dom": Case(READS, ("h1",), ("tag: h1", "text: Reading helpers", "matchCount: 1")),
     "tabs": Case(READS, (), ("<tab>\tactive\t-\t<site>/reading.html\tReading Fixture",)),
     "pilot": Case(READS, (), ("ai_web_pilot: false", "extension_connected: true")),
-    "help": Case(READS, ("--mode", "interact.click"), ("mode: interact.click", "action: click", "kind: mutate")),
+    "help": Case(READS, ("interact.click",), ("mode: interact.click", "action: click", "kind: mutate")),
     "text": Case(READS, ("#prices",), ("Name\tPrice\nTea\t3",)),
     "html": Case(READS, ("h1",), ("<h1>Reading helpers</h1>",)),
     "links": Case(READS, (), ("a relative link\t<site>/second.html",)),
