@@ -76,12 +76,23 @@ async def test_the_person_signs_in_during_a_handoff_and_resume_gives_the_agent_t
 
     final = await until(resumed, timeout=10, what="the hand-off to end with the page")
     assert final["resumed_by"] == "popup" and final["tab_id"] == tab_id and final["reason"] == answer["reason"]
-    look = final.get("snapshot") or final["page"]  # observe snapshot once the registry has it, else observe page
-    assert "Welcome, alice" in str(look) or look.get("title") == "Account", look
+    # A fresh snapshot of the signed-in page (the accessibility tree with refs), not some other look.
+    assert "page" not in final and "look_error" not in final, final
+    look = final["snapshot"]
+    assert look["url"] == site.url("/account") and look["title"] == "Account", look
+    assert 'heading "Welcome, alice"' in look["snapshot"], look
     assert "correct horse" not in str(final)
+    # The agent carries on where the person left off: its commands work signed in.
+    orders = await mcp.ok(
+        "interact", {"action": "scrape", "operation": "extract", "selector": "tr.order", "schema": {"id": ".id | text"}}
+    )
+    assert orders["data"] == [{"id": "A-101"}, {"id": "A-102"}]
+    members = await mcp.ok("interact", {"action": "navigate", "url": site.url("/protected")})
+    assert members["title"] == "Protected" and await tab.text_content("h1") == "Members only"  # not sent to sign in
     await until(popup.locator("#handoffs").is_hidden, timeout=5, what="the popup to drop the hand-off")
     assert e2e_app.engine.handoffs.pending() == []
     await popup.close()
+    await context.clear_cookies(name="session")  # signed out again: other tests meet the sign-in page
 
 
 async def test_closing_the_tab_ends_the_handoff_with_tab_closed(
