@@ -102,11 +102,22 @@ def shape(td: type) -> str:
     out = []
     required = _required(td)
     for name, hint in _fields(td).items():
+        if name.startswith("_"):
+            continue  # the engine's own field (pictures the adapters deliver apart), never the agent's
         inner = _shape_of(hint)
         if inner.endswith(" | null") and inner.count(" | ") == 1 and not inner.startswith(("{", "[")):
             inner = ""  # `str | None`: a scalar that may be null says nothing a reader needs
         out.append(f"{name}{'' if name in required else '?'}{':' + inner if inner else ''}")
     return "{" + ", ".join(out) + "}"
+
+
+class Attachment(TypedDict):
+    """A picture or file an answer carries under `_attachments` (generate.ATTACHMENTS): the adapters deliver
+    it as MCP image or resource content, not inside the JSON."""
+
+    mime_type: str
+    data: str
+    """base64"""
 
 
 class DialogSeen(TypedDict):
