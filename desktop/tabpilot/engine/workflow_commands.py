@@ -46,10 +46,6 @@ class WorkflowSummary(TypedDict):
     last_status: str | None
 
 
-class WorkflowList(TypedDict):
-    workflows: list[WorkflowSummary]
-
-
 class Exported(TypedDict):
     workflow_id: str
     workflow: dict[str, Any]
