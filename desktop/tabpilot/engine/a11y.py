@@ -12,6 +12,7 @@ import asyncio
 from dataclasses import dataclass, field
 from typing import Any, NotRequired, TypedDict
 
+from tabpilot.engine import results
 from tabpilot.engine.args import FrameArgs, arg
 from tabpilot.engine.commands import Cli, Command
 from tabpilot.engine.context import CommandContext
@@ -101,7 +102,7 @@ class Audit(TypedDict):
     cache_age_s: NotRequired[float]
 
 
-async def _audit(ctx: CommandContext, a: AuditArgs) -> dict[str, Any]:
+async def _audit(ctx: CommandContext, a: AuditArgs) -> Audit:
     tab = await ctx.browser_request("tabs.resolve", {"tab_id": a.tab_id})
     tab_id = int(tab["tab_id"])
     tags = tuple(a.tags or ())
@@ -111,7 +112,9 @@ async def _audit(ctx: CommandContext, a: AuditArgs) -> dict[str, Any]:
     async with cache.lock(tab_id):
         hit = None if a.force_refresh else cache.get(key, clock.monotonic())
         if hit is not None:
-            return {**hit[1], "cached": True, "cache_age_s": round(clock.monotonic() - hit[0], 1)}
+            return results.relayed(
+                Audit, {**hit[1], "cached": True, "cache_age_s": round(clock.monotonic() - hit[0], 1)}
+            )
         result = await ctx.browser_request(
             "a11y.audit",
             {
@@ -125,7 +128,7 @@ async def _audit(ctx: CommandContext, a: AuditArgs) -> dict[str, Any]:
             timeout_s=AUDIT_TIMEOUT_S + 2,
         )
         cache.put(key, clock.monotonic(), result)
-    return {**result, "cached": False}
+    return results.relayed(Audit, {**result, "cached": False})
 
 
 COMMANDS: list[Command[Any]] = [

@@ -214,11 +214,11 @@ def validate_checks(checks: list[Any]) -> list[dict[str, Any]]:
     return [validate_check(i, c) for i, c in enumerate(checks)]
 
 
-def summarise(answer: dict[str, Any]) -> dict[str, Any]:
+def summarise(answer: dict[str, Any]) -> Asserted:
     """The page's per-check results with the totals an agent reads first."""
     results = answer.get("results", [])
     passed = sum(1 for r in results if r.get("pass") is True)
-    out = {
+    out: Asserted = {
         "url": answer.get("url", ""),
         "title": answer.get("title", ""),
         "passed": passed == len(results),
@@ -231,7 +231,7 @@ def summarise(answer: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-async def _assert(ctx: CommandContext, a: AssertArgs) -> dict[str, Any]:
+async def _assert(ctx: CommandContext, a: AssertArgs) -> Asserted:
     checks = validate_checks(a.checks)
     params = {**a.wire(), "checks": checks, "redact": list(ctx.engine.config.redact_selectors)}
     started = time.monotonic()
@@ -242,17 +242,20 @@ async def _assert(ctx: CommandContext, a: AssertArgs) -> dict[str, Any]:
     return out
 
 
-async def _injection_check(ctx: CommandContext, a: InjectionArgs) -> dict[str, Any]:
+async def _injection_check(ctx: CommandContext, a: InjectionArgs) -> InjectionCheck:
     params = {**a.wire(), "redact": list(ctx.engine.config.redact_selectors)}
     collected = await ctx.browser_request("page.injection_scan", params, timeout_s=SCAN_TIMEOUT_S)
     segments = [s for s in collected.get("segments", []) if isinstance(s, dict)]
-    scanned: dict[str, Any] = {"segments": len(segments), "chars": sum(len(str(s.get("text", ""))) for s in segments)}
+    scanned: Scanned = {"segments": len(segments), "chars": sum(len(str(s.get("text", ""))) for s in segments)}
     if collected.get("truncated"):
         scanned["truncated"] = True
+    judged = assess(segments)
     return {
         "url": collected.get("url", ""),
         "title": collected.get("title", ""),
-        **assess(segments),
+        "score": judged["score"],
+        "verdict": judged["verdict"],
+        "findings": judged["findings"],
         "scanned": scanned,
     }
 

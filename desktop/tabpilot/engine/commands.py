@@ -60,7 +60,9 @@ class ApprovalScope:
 
 ApprovalSteps = Callable[["Engine", dict[str, Any]], ApprovalScope | None]
 Handler = Callable[["CommandContext", A], Awaitable[Mapping[str, Any]]]
-"""Answers the command's result: a TypedDict declared as `Command.returns` (or a plain dict)."""
+"""Answers the command's result, annotated as the TypedDict the command declares (`Command.returns`) so mypy
+checks what it builds; tests/unit/engine/test_handler_types.py holds every handler to that. What the browser
+built comes in through `results.relayed`, the one cast."""
 
 
 @dataclass(frozen=True)

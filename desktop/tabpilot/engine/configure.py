@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, TypedDict
 
+from tabpilot.engine import results
 from tabpilot.engine.args import Args, arg
 from tabpilot.engine.commands import Cli, Command
 from tabpilot.engine.context import CommandContext
@@ -27,13 +28,13 @@ class Tracked(TypedDict):
     tracked: TabRef | None
 
 
-async def _track_tab(ctx: CommandContext, a: TrackTabArgs) -> dict[str, Any]:
+async def _track_tab(ctx: CommandContext, a: TrackTabArgs) -> Tracked:
     if a.tab_id is not None and a.clear:
         raise TabpilotError("invalid_params", "Give either 'tab_id' or 'clear', not both.", param="clear")
     if a.tab_id is not None:
         # The tracked tab is where every agent's unnamed calls may go: not another agent's own tab.
         ctx.engine.tab_owners.check(ctx.session, a.tab_id, acting=True, named=True)
-    return await ctx.browser_request("tabs.track", {"tab_id": a.tab_id, "clear": a.clear})
+    return results.relayed(Tracked, await ctx.browser_request("tabs.track", {"tab_id": a.tab_id, "clear": a.clear}))
 
 
 COMMANDS: list[Command[Any]] = [

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal, NotRequired, TypedDict
 
+from tabpilot.engine import results
 from tabpilot.engine.args import Args, TabArgs, arg
 from tabpilot.engine.commands import Command
 from tabpilot.engine.context import CommandContext
@@ -29,12 +30,12 @@ class HandleDialogArgs(TabArgs):
     prompt_text: str | None = arg("a prompt's answer (accept:true)", default=None, allow_empty=True)
 
 
-async def _dialogs(ctx: CommandContext, a: DialogsArgs) -> dict[str, Any]:
-    return await ctx.browser_request("dialogs.list", a.wire())
+async def _dialogs(ctx: CommandContext, a: DialogsArgs) -> Dialogs:
+    return results.relayed(Dialogs, await ctx.browser_request("dialogs.list", a.wire()))
 
 
-async def _handle_dialog(ctx: CommandContext, a: HandleDialogArgs) -> dict[str, Any]:
-    return await ctx.browser_request("dialog.handle", a.wire())
+async def _handle_dialog(ctx: CommandContext, a: HandleDialogArgs) -> Handled:
+    return results.relayed(Handled, await ctx.browser_request("dialog.handle", a.wire()))
 
 
 class OpenDialog(TypedDict):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal, NotRequired, TypedDict
+from typing import Any, Final, Literal, NotRequired, TypedDict
 
 from tabpilot.engine.args import Args, arg
 from tabpilot.engine.artifacts import safe_stem, write_artifact
@@ -12,7 +12,7 @@ from tabpilot.engine.context import CommandContext
 from tabpilot.engine.errors import TabpilotError
 from tabpilot.engine.workflows import Workflow
 
-ATTACHMENTS = "_attachments"
+ATTACHMENTS: Final = "_attachments"
 """Binary payloads (base64) that adapters deliver as MCP image/resource content, not inside the JSON."""
 
 

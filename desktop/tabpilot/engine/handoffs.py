@@ -113,7 +113,7 @@ async def _fresh_look(ctx: CommandContext, tab_id: int) -> tuple[str, dict[str, 
     raise last or TabpilotError("not_supported", "No command can read the page.")
 
 
-async def _handoff(ctx: CommandContext, a: HandoffArgs) -> dict[str, Any]:
+async def _handoff(ctx: CommandContext, a: HandoffArgs) -> Resumed:
     reason = " ".join(a.reason.split())[:MAX_REASON]
     cid = ctx.job.correlation_id
     front = await ctx.browser_request("handoff.start", {"reason": reason, "correlation_id": cid, "tab_id": a.tab_id})
@@ -134,7 +134,7 @@ async def _handoff(ctx: CommandContext, a: HandoffArgs) -> dict[str, Any]:
     if by != "popup":  # the popup's Resume ended it there already; the tray's has to tell the extension
         with contextlib.suppress(TabpilotError):
             await ctx.browser_request("handoff.end", {"correlation_id": cid}, timeout_s=3)
-    result: dict[str, Any] = {
+    result: Resumed = {
         "status": "resumed",
         "reason": reason,
         "tab_id": tab_id,
@@ -146,7 +146,10 @@ async def _handoff(ctx: CommandContext, a: HandoffArgs) -> dict[str, Any]:
     except TabpilotError as exc:
         result["look_error"] = exc.envelope()
         return result
-    result[look] = page
+    if look == "snapshot":
+        result["snapshot"] = page
+    else:
+        result["page"] = page
     return result
 
 

@@ -60,9 +60,6 @@ class Box:
     width: int
     height: int
 
-    def as_dict(self) -> dict[str, int]:
-        return {"x": self.x, "y": self.y, "width": self.width, "height": self.height}
-
 
 @dataclass(frozen=True)
 class Diff:

@@ -7,8 +7,9 @@ from dataclasses import dataclass
 from typing import Any, Literal, NotRequired, TypedDict, TypeVar
 from urllib.parse import urlsplit
 
+from tabpilot.engine import results
 from tabpilot.engine.args import FrameArgs, TabArgs, arg, params_of
-from tabpilot.engine.commands import Cli, Command
+from tabpilot.engine.commands import Cli, Command, Handler
 from tabpilot.engine.context import CommandContext
 from tabpilot.engine.errors import TabpilotError, shown
 from tabpilot.engine.params import Param
@@ -102,6 +103,7 @@ class ScrollArgs(ElementArgs):
 
 
 E = TypeVar("E", bound=ElementArgs)
+R = TypeVar("R")
 
 
 class Navigated(TypedDict):
@@ -178,13 +180,15 @@ class Scrolled(TypedDict):
     element_scroll: NotRequired[Point]
 
 
-async def _navigate(ctx: CommandContext, a: NavigateArgs) -> dict[str, Any]:
+async def _navigate(ctx: CommandContext, a: NavigateArgs) -> Navigated:
     a = dataclasses.replace(a, url=check_url(a.url))
-    return await ctx.browser_request("tab.navigate", a.wire(), timeout_s=a.timeout_ms / 1000 + TIMEOUT_MARGIN_S)
+    answer = await ctx.browser_request("tab.navigate", a.wire(), timeout_s=a.timeout_ms / 1000 + TIMEOUT_MARGIN_S)
+    return results.relayed(Navigated, answer)
 
 
-async def _execute_js(ctx: CommandContext, a: ExecuteJsArgs) -> dict[str, Any]:
-    return await ctx.browser_request("js.execute", a.wire(), timeout_s=a.timeout_ms / 1000 + TIMEOUT_MARGIN_S)
+async def _execute_js(ctx: CommandContext, a: ExecuteJsArgs) -> Executed:
+    answer = await ctx.browser_request("js.execute", a.wire(), timeout_s=a.timeout_ms / 1000 + TIMEOUT_MARGIN_S)
+    return results.relayed(Executed, answer)
 
 
 def _with_secrets(ctx: CommandContext, a: E, key: str) -> tuple[E, dict[str, str]]:
@@ -196,15 +200,29 @@ def _with_secrets(ctx: CommandContext, a: E, key: str) -> tuple[E, dict[str, str
     return dataclasses.replace(a, **{key: step[key]}), secrets
 
 
-def _element_action(op: str, value_key: str | None = None) -> Any:
-    async def run(ctx: CommandContext, a: ElementArgs) -> dict[str, Any]:
-        secrets: dict[str, str] = {}
-        if value_key is not None:
-            a, secrets = _with_secrets(ctx, a, value_key)
-        result = await ctx.browser_request(op, a.wire(), timeout_s=a.timeout_ms / 1000 + TIMEOUT_MARGIN_S)
-        return dict(scrub(result, secrets))
+async def _act(ctx: CommandContext, op: str, a: ElementArgs, returns: type[R], value_key: str | None = None) -> R:
+    """`op` on the element; a `{{secret:NAME}}` in the parameter `value_key` never comes back in the answer."""
+    secrets: dict[str, str] = {}
+    if value_key is not None:
+        a, secrets = _with_secrets(ctx, a, value_key)
+    result = await ctx.browser_request(op, a.wire(), timeout_s=a.timeout_ms / 1000 + TIMEOUT_MARGIN_S)
+    return results.relayed(returns, dict(scrub(result, secrets)))
 
-    return run
+
+async def _fill(ctx: CommandContext, a: FillArgs) -> Filled:
+    return await _act(ctx, "dom.fill", a, Filled, "value")
+
+
+async def _type(ctx: CommandContext, a: TypeArgs) -> Typed:
+    return await _act(ctx, "dom.type", a, Typed, "text")
+
+
+async def _press(ctx: CommandContext, a: PressArgs) -> Pressed:
+    return await _act(ctx, "dom.press", a, Pressed)
+
+
+async def _scroll(ctx: CommandContext, a: ScrollArgs) -> Scrolled:
+    return await _act(ctx, "dom.scroll", a, Scrolled)
 
 
 def check_modifiers(modifiers: list[str] | None) -> None:
@@ -217,15 +235,16 @@ def check_modifiers(modifiers: list[str] | None) -> None:
             )
 
 
-async def _click(ctx: CommandContext, a: ClickArgs) -> dict[str, Any]:
+async def _click(ctx: CommandContext, a: ClickArgs) -> Clicked:
     check_modifiers(a.modifiers)
-    return await ctx.browser_request("dom.click", a.wire(), timeout_s=a.timeout_ms / 1000 + TIMEOUT_MARGIN_S)
+    answer = await ctx.browser_request("dom.click", a.wire(), timeout_s=a.timeout_ms / 1000 + TIMEOUT_MARGIN_S)
+    return results.relayed(Clicked, answer)
 
 
 SELECT_BY = ("value", "label", "text")
 
 
-async def _select(ctx: CommandContext, a: SelectArgs) -> dict[str, Any]:
+async def _select(ctx: CommandContext, a: SelectArgs) -> Selected:
     given = [key for key in SELECT_BY if getattr(a, key) is not None]
     if len(given) != 1:
         raise TabpilotError(
@@ -236,7 +255,7 @@ async def _select(ctx: CommandContext, a: SelectArgs) -> dict[str, Any]:
         )
     a, secrets = _with_secrets(ctx, a, given[0])
     result = await ctx.browser_request("dom.select", a.wire(), timeout_s=a.timeout_ms / 1000 + TIMEOUT_MARGIN_S)
-    return dict(scrub(result, secrets))
+    return results.relayed(Selected, dict(scrub(result, secrets)))
 
 
 def page_action(
@@ -244,16 +263,16 @@ def page_action(
     summary: str,
     op: str,
     args: type[ElementArgs],
-    value_key: str | None,
     returns: type[Any],
     example_result: dict[str, Any],
     notes: str = "",
     cli: Cli | None = None,
-    handler: Any = None,
+    *,
+    handler: Handler[Any],
 ) -> Command[Any]:
     """An action on one element: changes the page, so it needs the pilot, page actions and approval. In
     the shell it is a subcommand named after it, taking its required parameters in order unless `cli`
-    says otherwise (`tabpilot drag SOURCE TARGET`)."""
+    says otherwise (`tabpilot drag SOURCE TARGET`). `handler` answers `returns` (a test holds it to that)."""
     if cli is None:
         cli = Cli(mode.replace("_", "-"), positional=tuple(p.name for p in params_of(args) if p.required))
     return Command(
@@ -261,7 +280,7 @@ def page_action(
         mode,
         "mutate",
         summary,
-        handler or _element_action(op, value_key),
+        handler,
         args,
         returns=returns,
         notes=notes,
@@ -325,7 +344,6 @@ COMMANDS: list[Command[Any]] = [
         "click (trusted events; waits until clickable)",
         "dom.click",
         ClickArgs,
-        None,
         Clicked,
         {"clicked": True, "changed": "+1 element, text 'Saved' appeared"},
         "Waits until the first match is attached, visible, enabled and uncovered, then clicks it with trusted "
@@ -341,43 +359,42 @@ COMMANDS: list[Command[Any]] = [
         "set an input's value",
         "dom.fill",
         FillArgs,
-        "value",
         Filled,
         {"filled": True, "changed": "no visible change"},
         "Replaces the whole content with trusted text input, as a person pasting (controlled inputs update "
         "their state; `change` fires when the focus leaves); `''` clears it. Date, time, color and range inputs "
         "are set in the page. The answer never echoes the value. " + CHANGED_NOTE,
         cli=Cli("fill", positional=("selector", "value")),
+        handler=_fill,
     ),
     page_action(
         "type",
         "type with key events",
         "dom.type",
         TypeArgs,
-        "text",
         Typed,
         {"typed": 5, "changed": "text 'No results' appeared"},
         "Trusted key events, at the end of the field.",
         Cli("type", positional=("selector", "text")),
+        handler=_type,
     ),
     page_action(
         "press",
         "key into selector or the focused element",
         "dom.press",
         PressArgs,
-        None,
         Pressed,
         {"pressed": "Enter", "changed": "navigated to https://example.com/search?q=x 'Results'"},
         "`Enter`, `Tab`, `Escape`, arrows, `Control+A`, …: trusted key events, so Enter submits forms; a "
         "navigation it starts is waited for as with click.",
         Cli("press", positional=("key", "selector")),
+        handler=_press,
     ),
     page_action(
         "select",
         "<select> option by value, label or text",
         "dom.select",
         SelectArgs,
-        None,
         Selected,
         {"selected": ["hello"], "labels": ["Hello"], "changed": "no visible change"},
         "Exactly one of `value` (an option's value; an option whose label is that text when none has it), "
@@ -392,7 +409,7 @@ COMMANDS: list[Command[Any]] = [
         "scroll",
         "navigate",
         "element into view, by a delta, or page to top/bottom",
-        _element_action("dom.scroll"),
+        _scroll,
         ScrollArgs,
         returns=Scrolled,
         notes="`selector` alone: that element into view. `delta_x`/`delta_y`: scroll by pixels — the element's own "

@@ -209,24 +209,26 @@ class Help(TypedDict):
     more: NotRequired[str]
 
 
-async def _help(ctx: CommandContext, a: HelpArgs) -> dict[str, Any]:
+async def _help(ctx: CommandContext, a: HelpArgs) -> Help:
     from tabpilot.engine.help import help_for
 
-    return help_for(ctx.engine.registry, a.mode)
+    # help.py builds its answers generically from the definitions (mode, tool and discriminator keys).
+    return results.relayed(Help, help_for(ctx.engine.registry, a.mode))
 
 
-async def _page(ctx: CommandContext, a: TabArgs) -> dict[str, Any]:
-    return await ctx.browser_request("page.info", a.wire())
+async def _page(ctx: CommandContext, a: TabArgs) -> Page:
+    return results.relayed(Page, await ctx.browser_request("page.info", a.wire()))
 
 
-async def _dom(ctx: CommandContext, a: DomArgs) -> dict[str, Any]:
-    return await ctx.browser_request("dom.query", {**a.wire(), "redact": list(ctx.engine.config.redact_selectors)})
+async def _dom(ctx: CommandContext, a: DomArgs) -> Dom:
+    redact = list(ctx.engine.config.redact_selectors)
+    return results.relayed(Dom, await ctx.browser_request("dom.query", {**a.wire(), "redact": redact}))
 
 
-async def _tabs(ctx: CommandContext, a: NoArgs) -> dict[str, Any]:
+async def _tabs(ctx: CommandContext, a: NoArgs) -> Tabs:
     listed = await ctx.browser_request("tabs.list", {})
     if not isinstance(listed.get("tabs"), list):
-        return listed
+        return results.relayed(Tabs, listed)
     tabs = [t for t in listed["tabs"] if isinstance(t, dict)]
     owners = ctx.engine.tab_owners
     owners.existing(t["tab_id"] for t in tabs if isinstance(t.get("tab_id"), int))  # closed while unheard
@@ -234,20 +236,22 @@ async def _tabs(ctx: CommandContext, a: NoArgs) -> dict[str, Any]:
         owner = owners.owner(tab.get("tab_id", -1))
         tab["owner"] = owner.label if owner is not None else None
         tab["mine"] = owner is not None and owner.key == ctx.session.key
-    return {**listed, "tabs": tabs}
+    return results.relayed(Tabs, {**listed, "tabs": tabs})
 
 
-async def _pilot(ctx: CommandContext, a: NoArgs) -> dict[str, Any]:
+async def _pilot(ctx: CommandContext, a: NoArgs) -> Pilot:
     browser = ctx.browser.info()
     browser.pop("active_url", None)
+    pilot = ctx.engine.pilot
     return {
-        **ctx.engine.pilot.snapshot(),
+        "ai_web_pilot": pilot.ai_web_pilot,
+        "capabilities": dict(pilot.capabilities),
         "extension_connected": ctx.browser.connected,
         "browser": browser,
     }
 
 
-async def _command_result(ctx: CommandContext, a: CommandResultArgs) -> dict[str, Any]:
+async def _command_result(ctx: CommandContext, a: CommandResultArgs) -> Pending:
     job = ctx.engine.jobs.get(a.correlation_id)
     if job is None:
         raise TabpilotError(
@@ -256,7 +260,8 @@ async def _command_result(ctx: CommandContext, a: CommandResultArgs) -> dict[str
             param="correlation_id",
             correlation_id=a.correlation_id,  # the id asked about, not this observe call's own
         )
-    return ctx.engine.outcome(job)
+    # Another command's result, checked against its own declaration when it answered (Pending relays).
+    return results.relayed(Pending, ctx.engine.outcome(job))
 
 
 COMMANDS = [

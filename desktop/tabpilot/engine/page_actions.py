@@ -7,10 +7,11 @@ from __future__ import annotations
 import base64
 import binascii
 from dataclasses import dataclass
-from typing import Any, Literal, NotRequired, TypedDict
+from typing import Any, Literal, NotRequired, TypedDict, TypeVar
 
+from tabpilot.engine import results
 from tabpilot.engine.args import FrameArgs, TabArgs, arg
-from tabpilot.engine.commands import ApprovalScope, Command
+from tabpilot.engine.commands import ApprovalScope, Command, Handler
 from tabpilot.engine.context import CommandContext
 from tabpilot.engine.errors import TabpilotError
 from tabpilot.engine.files import describe_uploads, read_uploads, safe_name, save_download
@@ -28,6 +29,7 @@ WAIT_STATES = ("visible", "hidden", "attached", "detached")
 WAIT_CONDITIONS = ("selector", "text", "url", "network_idle", "load")
 IN_A_FRAME = ("selector", "text")
 """The wait_for conditions `frame` applies to: a URL, the network and the load are the tab's."""
+R = TypeVar("R")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -154,20 +156,30 @@ def _frame_s(timeout_ms: int) -> float:
     return timeout_ms / 1000 + TIMEOUT_MARGIN_S
 
 
-def _check(checked: bool) -> Any:
-    async def run(ctx: CommandContext, a: SelectorArgs) -> dict[str, Any]:
-        return await ctx.browser_request(
+def _check(checked: bool) -> Handler[SelectorArgs]:
+    async def run(ctx: CommandContext, a: SelectorArgs) -> Checked:
+        answer = await ctx.browser_request(
             "dom.check", {**a.wire(), "checked": checked}, timeout_s=_frame_s(a.timeout_ms)
         )
+        return results.relayed(Checked, answer)
 
     return run
 
 
-def _op(op: str) -> Any:
-    async def run(ctx: CommandContext, a: ElementArgs) -> dict[str, Any]:
-        return await ctx.browser_request(op, a.wire(), timeout_s=_frame_s(a.timeout_ms))
+async def _on_element(ctx: CommandContext, op: str, a: ElementArgs, returns: type[R]) -> R:
+    return results.relayed(returns, await ctx.browser_request(op, a.wire(), timeout_s=_frame_s(a.timeout_ms)))
 
-    return run
+
+async def _hover(ctx: CommandContext, a: SelectorArgs) -> Hovered:
+    return await _on_element(ctx, "dom.hover", a, Hovered)
+
+
+async def _focus(ctx: CommandContext, a: SelectorArgs) -> Focused:
+    return await _on_element(ctx, "dom.focus", a, Focused)
+
+
+async def _drag(ctx: CommandContext, a: DragArgs) -> Dragged:
+    return await _on_element(ctx, "dom.drag", a, Dragged)
 
 
 def _upload_scope(engine: Any, params: dict[str, Any]) -> ApprovalScope:
@@ -179,14 +191,16 @@ def _upload_scope(engine: Any, params: dict[str, Any]) -> ApprovalScope:
     return ApprovalScope(steps=[step], selector=params.get("selector"), acts_on_current_tab=True)
 
 
-async def _upload(ctx: CommandContext, a: UploadArgs) -> dict[str, Any]:
+async def _upload(ctx: CommandContext, a: UploadArgs) -> Uploaded:
     config = ctx.engine.config
     files = read_uploads(a.files, config.uploads_dir, config.upload_folders)
     wire = {**a.wire(), "files": [f.wire() for f in files]}
-    return await ctx.browser_request("dom.upload", wire, timeout_s=_frame_s(a.timeout_ms) + 5)
+    return results.relayed(
+        Uploaded, await ctx.browser_request("dom.upload", wire, timeout_s=_frame_s(a.timeout_ms) + 5)
+    )
 
 
-async def _wait_for(ctx: CommandContext, a: WaitForArgs) -> dict[str, Any]:
+async def _wait_for(ctx: CommandContext, a: WaitForArgs) -> WaitedFor:
     given = [name for name in WAIT_CONDITIONS if getattr(a, name) not in (None, False)]
     if len(given) != 1:
         raise TabpilotError(
@@ -203,13 +217,14 @@ async def _wait_for(ctx: CommandContext, a: WaitForArgs) -> dict[str, Any]:
             f"'frame' goes with 'selector' or 'text'; {given[0]} is the tab's, not a frame's.",
             param="frame",
         )
-    return await ctx.browser_request("page.wait_for", a.wire(), timeout_s=_frame_s(a.timeout_ms))
+    answer = await ctx.browser_request("page.wait_for", a.wire(), timeout_s=_frame_s(a.timeout_ms))
+    return results.relayed(WaitedFor, answer)
 
 
-def _history(direction: str) -> Any:
-    async def run(ctx: CommandContext, a: HistoryArgs) -> dict[str, Any]:
+def _history(direction: str) -> Handler[HistoryArgs]:
+    async def run(ctx: CommandContext, a: HistoryArgs) -> Went:
         params = {**a.wire(), "direction": direction}
-        return await ctx.browser_request("tab.history", params, timeout_s=_frame_s(a.timeout_ms))
+        return results.relayed(Went, await ctx.browser_request("tab.history", params, timeout_s=_frame_s(a.timeout_ms)))
 
     return run
 
@@ -235,21 +250,22 @@ async def _download(ctx: CommandContext, a: DownloadArgs) -> Downloaded:
     return {"path": str(path), "size": len(data), "mime": mime, "url": url}
 
 
-async def _dismiss(ctx: CommandContext, a: DismissArgs) -> dict[str, Any]:
-    return await ctx.browser_request("page.dismiss_overlays", a.wire(), timeout_s=_frame_s(a.timeout_ms))
+async def _dismiss(ctx: CommandContext, a: DismissArgs) -> Dismissed:
+    answer = await ctx.browser_request("page.dismiss_overlays", a.wire(), timeout_s=_frame_s(a.timeout_ms))
+    return results.relayed(Dismissed, answer)
 
 
 def _element_action(
     mode: str,
     summary: str,
-    handler: Any,
+    handler: Handler[Any],
     args: type[Any],
     returns: type[Any],
     example: dict[str, Any],
     notes: str,
     op: str,
 ) -> Command[Any]:
-    return page_action(mode, summary, op, args, None, returns, example, notes, handler=handler)
+    return page_action(mode, summary, op, args, returns, example, notes, handler=handler)
 
 
 def _history_command(direction: str, summary: str) -> Command[Any]:
@@ -301,7 +317,7 @@ COMMANDS: list[Command[Any]] = [
     _element_action(
         "hover",
         "move the pointer over an element",
-        _op("dom.hover"),
+        _hover,
         SelectorArgs,
         Hovered,
         {"hovered": True, "changed": "+3 elements, text 'Edit' appeared"},
@@ -312,7 +328,7 @@ COMMANDS: list[Command[Any]] = [
     _element_action(
         "focus",
         "give an element the keyboard focus",
-        _op("dom.focus"),
+        _focus,
         SelectorArgs,
         Focused,
         {"focused": True, "tag": "input", "changed": "no visible change"},
@@ -322,7 +338,7 @@ COMMANDS: list[Command[Any]] = [
     _element_action(
         "drag",
         "drag an element onto `target`",
-        _op("dom.drag"),
+        _drag,
         DragArgs,
         Dragged,
         {"dragged": True, "html5": True, "changed": "-1 element, +1 element"},

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any, TypedDict
 
+from tabpilot.engine import results
 from tabpilot.engine.args import TabArgs
 from tabpilot.engine.commands import Command
 from tabpilot.engine.context import CommandContext
@@ -56,8 +57,8 @@ class Performance(TypedDict):
     resources: Resources
 
 
-async def _performance(ctx: CommandContext, a: TabArgs) -> dict[str, Any]:
-    return await ctx.browser_request("page.performance", a.wire(), timeout_s=10)
+async def _performance(ctx: CommandContext, a: TabArgs) -> Performance:
+    return results.relayed(Performance, await ctx.browser_request("page.performance", a.wire(), timeout_s=10))
 
 
 COMMANDS: list[Command[Any]] = [

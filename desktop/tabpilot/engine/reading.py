@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass
-from typing import Any, Literal, NotRequired, TypedDict
+from typing import Any, Literal, NotRequired, TypedDict, TypeVar
 from urllib.parse import urlsplit
 
+from tabpilot.engine import results
 from tabpilot.engine.args import Args, FrameArgs, TabArgs, arg
-from tabpilot.engine.commands import Cli, Command
+from tabpilot.engine.commands import Cli, Command, Handler
 from tabpilot.engine.context import CommandContext
 from tabpilot.engine.errors import TabpilotError
 
@@ -23,6 +24,7 @@ READ_TIMEOUT_S = 15.0
 ACROSS_TABS_AT_ONCE = 4
 """Tabs read at the same time by across_tabs: enough to be quick, few enough not to stall the browser."""
 READABLE_SCHEMES = ("http", "https", "file")
+R = TypeVar("R")
 ACROSS_READS = ("text", "html", "links", "forms", "markdown", "structured_data", "media")
 
 
@@ -256,11 +258,42 @@ def _page_read(what: str, params: dict[str, Any], ctx: CommandContext) -> dict[s
     return {"what": what, **params, "redact": list(ctx.engine.config.redact_selectors)}
 
 
-def _reader(what: str) -> Any:
-    async def run(ctx: CommandContext, a: ReadArgs | StylesArgs) -> dict[str, Any]:
-        return await ctx.browser_request("page.read", _page_read(what, a.wire(), ctx), timeout_s=READ_TIMEOUT_S)
+async def _read_page(ctx: CommandContext, what: str, a: TabArgs, returns: type[R]) -> R:
+    answer = await ctx.browser_request("page.read", _page_read(what, a.wire(), ctx), timeout_s=READ_TIMEOUT_S)
+    return results.relayed(returns, answer)
 
-    return run
+
+# One handler per read, each typed by what it answers (tests/unit/engine/test_handler_types.py holds them to it).
+async def _text(ctx: CommandContext, a: ReadArgs) -> Text:
+    return await _read_page(ctx, "text", a, Text)
+
+
+async def _html(ctx: CommandContext, a: ReadArgs) -> Html:
+    return await _read_page(ctx, "html", a, Html)
+
+
+async def _links(ctx: CommandContext, a: ReadArgs) -> Links:
+    return await _read_page(ctx, "links", a, Links)
+
+
+async def _forms(ctx: CommandContext, a: ReadArgs) -> Forms:
+    return await _read_page(ctx, "forms", a, Forms)
+
+
+async def _markdown(ctx: CommandContext, a: ReadArgs) -> Markdown:
+    return await _read_page(ctx, "markdown", a, Markdown)
+
+
+async def _structured_data(ctx: CommandContext, a: ReadArgs) -> StructuredData:
+    return await _read_page(ctx, "structured_data", a, StructuredData)
+
+
+async def _media(ctx: CommandContext, a: ReadArgs) -> Media:
+    return await _read_page(ctx, "media", a, Media)
+
+
+async def _styles(ctx: CommandContext, a: StylesArgs) -> Styles:
+    return await _read_page(ctx, "styles", a, Styles)
 
 
 def readable(tab: dict[str, Any]) -> bool:
@@ -268,15 +301,15 @@ def readable(tab: dict[str, Any]) -> bool:
     return urlsplit(str(tab.get("url") or "")).scheme in READABLE_SCHEMES
 
 
-async def _across_tabs(ctx: CommandContext, a: AcrossTabsArgs) -> dict[str, Any]:
+async def _across_tabs(ctx: CommandContext, a: AcrossTabsArgs) -> AcrossTabs:
     listed = await ctx.browser_request("tabs.list", {})
     tabs = [t for t in listed.get("tabs", []) if isinstance(t, dict) and isinstance(t.get("tab_id"), int)]
     chosen = [t for t in tabs if readable(t)]
     gate = asyncio.Semaphore(ACROSS_TABS_AT_ONCE)
     params = {k: v for k, v in {"selector": a.selector, "max_bytes": a.max_bytes}.items() if v is not None}
 
-    async def one(tab: dict[str, Any]) -> dict[str, Any]:
-        head = {"tab_id": tab["tab_id"], "url": tab.get("url", ""), "title": tab.get("title", "")}
+    async def one(tab: dict[str, Any]) -> TabRead:
+        head: TabRead = {"tab_id": tab["tab_id"], "url": tab.get("url", ""), "title": tab.get("title", "")}
         async with gate:
             try:
                 read = await ctx.browser_request(
@@ -284,10 +317,10 @@ async def _across_tabs(ctx: CommandContext, a: AcrossTabsArgs) -> dict[str, Any]
                 )
             except TabpilotError as exc:  # one tab's failure is its own row, not the call's
                 return {**head, "error": exc.code, "message": exc.message}
-        return {**head, **read}
+        return results.relayed(TabRead, {**head, **read})
 
-    results = await asyncio.gather(*(one(t) for t in chosen))
-    return {"read": a.read, "tabs": list(results), "count": len(results), "skipped": len(tabs) - len(chosen)}
+    rows = await asyncio.gather(*(one(t) for t in chosen))
+    return {"read": a.read, "tabs": list(rows), "count": len(rows), "skipped": len(tabs) - len(chosen)}
 
 
 _READ_NOTES = "Hidden text (display:none, visibility:hidden, opacity 0, clipped to nothing) is left out. "
@@ -300,6 +333,7 @@ _REDACTION_NOTES = (
 def _read(
     mode: str,
     summary: str,
+    handler: Handler[Any],
     returns: type[Any],
     example_result: dict[str, Any],
     notes: str,
@@ -312,7 +346,7 @@ def _read(
         mode,
         "read",
         summary,
-        _reader(mode),
+        handler,
         args,
         returns=returns,
         notes=notes,
@@ -329,6 +363,7 @@ COMMANDS: list[Command[Any]] = [
     _read(
         "text",
         "visible text (of selector)",
+        _text,
         Text,
         {**PAGE, "text": "Example Domain\nThis domain is for use in illustrative examples."},
         _READ_NOTES + "A line per block; table cells are separated by tabs. " + _REDACTION_NOTES,
@@ -337,6 +372,7 @@ COMMANDS: list[Command[Any]] = [
     _read(
         "html",
         "outer HTML of page or selector",
+        _html,
         Html,
         {**PAGE, "html": "<h1>Example Domain</h1>"},
         "The page's (or the first match's) outer HTML as it is now. " + _REDACTION_NOTES,
@@ -346,6 +382,7 @@ COMMANDS: list[Command[Any]] = [
     _read(
         "links",
         "links: text, href, resolved url",
+        _links,
         Links,
         {
             **PAGE,
@@ -361,6 +398,7 @@ COMMANDS: list[Command[Any]] = [
     _read(
         "forms",
         "form fields: labels, types, selectors, values",
+        _forms,
         Forms,
         {
             **PAGE,
@@ -400,6 +438,7 @@ COMMANDS: list[Command[Any]] = [
     _read(
         "markdown",
         "main content as Markdown",
+        _markdown,
         Markdown,
         {**PAGE, "source": "main", "markdown": "# Example Domain\n\nThis domain is for use in illustrative examples."},
         "The main content is picked readability-style (main/article, else where the paragraphs are, less "
@@ -411,6 +450,7 @@ COMMANDS: list[Command[Any]] = [
     _read(
         "structured_data",
         "JSON-LD, Open Graph, Twitter, meta",
+        _structured_data,
         StructuredData,
         {
             **PAGE,
@@ -427,6 +467,7 @@ COMMANDS: list[Command[Any]] = [
     _read(
         "media",
         "images, video, audio: src, alt, size",
+        _media,
         Media,
         {
             **PAGE,
@@ -450,6 +491,7 @@ COMMANDS: list[Command[Any]] = [
     _read(
         "styles",
         "computed styles and matched CSS rules",
+        _styles,
         Styles,
         {
             **PAGE,

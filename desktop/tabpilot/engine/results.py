@@ -20,6 +20,7 @@ from typing import (
     Required,
     TypedDict,
     TypeVar,
+    cast,
     get_args,
     get_origin,
     get_type_hints,
@@ -28,6 +29,7 @@ from typing import (
 
 CHECK_ENV = "TABPILOT_CHECK_RESULTS"
 T = TypeVar("T", bound=type)
+R = TypeVar("R")
 _RELAYED: set[type] = set()
 
 
@@ -37,6 +39,14 @@ def relays(td: T) -> T:
     checked against its own command's declaration when that command answered."""
     _RELAYED.add(td)
     return td
+
+
+def relayed(td: type[R], answer: Mapping[str, Any]) -> R:
+    """A browser's answer (or another command's result) passed on as the command's declared result `td`.
+
+    The one boundary where mypy cannot check a result: the extension built it in JavaScript. It is a cast,
+    not a conversion; the test suites check the real answer against `td` at run time (`checking()`)."""
+    return cast(R, answer)
 
 
 def checking() -> bool:
@@ -92,11 +102,22 @@ def shape(td: type) -> str:
     out = []
     required = _required(td)
     for name, hint in _fields(td).items():
+        if name.startswith("_"):
+            continue  # the engine's own field (pictures the adapters deliver apart), never the agent's
         inner = _shape_of(hint)
         if inner.endswith(" | null") and inner.count(" | ") == 1 and not inner.startswith(("{", "[")):
             inner = ""  # `str | None`: a scalar that may be null says nothing a reader needs
         out.append(f"{name}{'' if name in required else '?'}{':' + inner if inner else ''}")
     return "{" + ", ".join(out) + "}"
+
+
+class Attachment(TypedDict):
+    """A picture or file an answer carries under `_attachments` (generate.ATTACHMENTS): the adapters deliver
+    it as MCP image or resource content, not inside the JSON."""
+
+    mime_type: str
+    data: str
+    """base64"""
 
 
 class DialogSeen(TypedDict):

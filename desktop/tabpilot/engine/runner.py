@@ -6,7 +6,7 @@ import asyncio
 import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, TypedDict
 from urllib.parse import parse_qsl, unquote, urlsplit
 
 from tabpilot.engine.context import CommandContext
@@ -47,11 +47,21 @@ def _carries(query: str, requested: str) -> bool:
     return False
 
 
+class StepError(TypedDict):
+    """A step that failed and was skipped (error_recovery let the run go on)."""
+
+    step: str
+    type: str
+    error: str
+    message: str
+    skipped: bool
+
+
 @dataclass
 class RunOutcome:
     data: list[dict[str, Any]] = field(default_factory=list)
     steps_completed: int = 0
-    errors: list[dict[str, Any]] = field(default_factory=list)
+    errors: list[StepError] = field(default_factory=list)
     extracted: Extracted = field(default_factory=Extracted)
 
 

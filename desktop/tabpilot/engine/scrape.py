@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Literal, NotRequired, TypedDict, cast
 
+from tabpilot.engine import results
 from tabpilot.engine.args import FrameArgs, TabArgs, arg
 from tabpilot.engine.commands import ApprovalScope, Command
 from tabpilot.engine.context import CommandContext
@@ -22,7 +23,7 @@ from tabpilot.engine.extract_spec import parse_schema
 from tabpilot.engine.interact import check_url
 from tabpilot.engine.params import Param
 from tabpilot.engine.policy import steps_hash
-from tabpilot.engine.runner import StepFailed, WorkflowRunner
+from tabpilot.engine.runner import StepError, StepFailed, WorkflowRunner
 from tabpilot.engine.steps import page_changing_kinds
 from tabpilot.engine.workflows import (
     MAX_STEPS,
@@ -82,16 +83,6 @@ class ReplayArgs(RunArgs):
     allow_domain_change: bool = arg("replay on another site", default=False)
 
 
-class StepError(TypedDict):
-    """A step that failed and was skipped (error_recovery let the run go on)."""
-
-    step: str
-    type: str
-    error: str
-    message: str
-    skipped: bool
-
-
 class ExtractMetadata(TypedDict):
     pages_scraped: int
     rows_extracted: int
@@ -136,7 +127,7 @@ def _now() -> str:
 # -- extract -----------------------------------------------------------------------------------------
 
 
-async def _extract(ctx: CommandContext, a: ExtractArgs) -> dict[str, Any]:
+async def _extract(ctx: CommandContext, a: ExtractArgs) -> Scraped:
     schema = parse_schema(a.schema)
     options = check_extract_options(a.options)
     started = time.monotonic()
@@ -150,7 +141,7 @@ async def _extract(ctx: CommandContext, a: ExtractArgs) -> dict[str, Any]:
         timeout_ms=options.get("timeout_ms", DEFAULT_ELEMENT_TIMEOUT_MS),
         paginate=Pagination.of(options.get("paginate")),
     )
-    metadata: dict[str, Any] = {
+    metadata: ExtractMetadata = {
         "pages_scraped": out.pages,
         "rows_extracted": len(out.rows),
         "duration_ms": round((time.monotonic() - started) * 1000),
@@ -170,7 +161,7 @@ async def _extract(ctx: CommandContext, a: ExtractArgs) -> dict[str, Any]:
 # -- workflows ---------------------------------------------------------------------------------------
 
 
-async def _workflow(ctx: CommandContext, a: WorkflowArgs) -> dict[str, Any]:
+async def _workflow(ctx: CommandContext, a: WorkflowArgs) -> WorkflowRun:
     name = (a.name or "workflow").strip() or "workflow"
     steps = check_steps(a.steps)
     if not steps:
@@ -201,7 +192,7 @@ async def _workflow(ctx: CommandContext, a: WorkflowArgs) -> dict[str, Any]:
     return await _run(ctx, workflow, int(tab["tab_id"]), a.step_delay_ms, recorded=recorded, replayed=False)
 
 
-async def _replay(ctx: CommandContext, a: ReplayArgs) -> dict[str, Any]:
+async def _replay(ctx: CommandContext, a: ReplayArgs) -> WorkflowRun:
     saved = _load(ctx, a.workflow_id)
     doc = saved.document()
     if a.params:
@@ -262,7 +253,7 @@ def _check_size(workflow: Workflow) -> None:
 
 async def _run(
     ctx: CommandContext, workflow: Workflow, tab_id: int, delay: int | None, *, recorded: bool, replayed: bool
-) -> dict[str, Any]:
+) -> WorkflowRun:
     engine = ctx.engine
     _preflight(engine, workflow, tab_id)
     steps, secrets = resolve(workflow.steps, workflow.params, engine.secrets.get)
@@ -286,7 +277,7 @@ async def _run(
     finally:
         engine.tab_workflows.pop(tab_id, None)
     extracted = outcome.extracted
-    metadata: dict[str, Any] = {
+    metadata: RunMetadata = {
         "duration_ms": round((time.monotonic() - started) * 1000),
         "workflow_id": workflow.workflow_id,
         "pages_scraped": extracted.pages,
@@ -305,7 +296,7 @@ async def _run(
         metadata["truncated"] = True
     if extracted.validation_errors:
         metadata["validation_errors"] = extracted.validation_errors
-    result = {
+    built: WorkflowRun = {
         "status": "complete",
         "correlation_id": ctx.job.correlation_id,
         "workflow_id": workflow.workflow_id,
@@ -314,7 +305,8 @@ async def _run(
         "data": extracted.rows,
         "metadata": metadata,
     }
-    result = dict(scrub(result, secrets))
+    # scrub() replaces secret values inside the answer, its shape kept: the same WorkflowRun.
+    result = results.relayed(WorkflowRun, scrub(built, secrets))
     error: TabpilotError | None = None
     if failure is not None:
         cause = failure.error
@@ -378,7 +370,7 @@ def _keep_run(
     ctx: CommandContext,
     workflow: Workflow,
     started_at: str,
-    result: dict[str, Any],
+    result: WorkflowRun,
     error: TabpilotError | None,
     saved: bool,
 ) -> None:

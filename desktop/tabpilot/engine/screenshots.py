@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 from pathlib import PurePath
 from typing import Any, NotRequired, TypedDict
 
+from tabpilot.engine import results
 from tabpilot.engine.args import FrameArgs, TabArgs, arg
 from tabpilot.engine.artifacts import write_artifact
 from tabpilot.engine.commands import Cli, Command
@@ -102,6 +103,8 @@ class Screenshot(TypedDict):
     """With annotate: the refs drawn, each with its box in the picture's pixels."""
     shots: NotRequired[list[Shot]]
     """With responsive: one per device, in the order of the images."""
+    _attachments: NotRequired[list[results.Attachment]]
+    """The images when not saved (generate.ATTACHMENTS: MCP image content, not in the JSON)."""
 
 
 class Zoomed(TypedDict):
@@ -112,6 +115,7 @@ class Zoomed(TypedDict):
     region: dict[str, Any]
     scale: float
     note: NotRequired[str]
+    _attachments: NotRequired[list[results.Attachment]]
 
 
 @dataclass(frozen=True)
@@ -228,7 +232,7 @@ def _device_path(path: str | None, device: str) -> str | None:
 
 async def _responsive(ctx: CommandContext, a: ScreenshotArgs) -> Screenshot:
     shots: list[Shot] = []
-    attachments: list[dict[str, str]] = []
+    attachments: list[results.Attachment] = []
     saving = a.save or a.path is not None
     for device in RESPONSIVE:
         params = {**_op_params(a), "device": device.wire()}
@@ -252,17 +256,22 @@ async def _responsive(ctx: CommandContext, a: ScreenshotArgs) -> Screenshot:
             )
             shot["path"] = str(written)
         else:
-            attachments.append({"mime_type": _mime(a.format), "data": base64.b64encode(picture.data).decode()})
+            attachments += _inline(picture, a.format)
         shots.append(shot)
-    answer: dict[str, Any] = {"format": a.format, "shots": shots}
+    answer: Screenshot = {"format": a.format, "shots": shots}
     if attachments:
         answer[ATTACHMENTS] = attachments
-    return answer  # type: ignore[return-value]  # the attachments ride along outside the declaration
+    return answer
 
 
-def deliver(ctx: CommandContext, picture: Picture, *, fmt: str, save: bool, path: str | None) -> dict[str, Any]:
+def _inline(picture: Picture, fmt: str) -> list[results.Attachment]:
+    return [{"mime_type": _mime(fmt), "data": base64.b64encode(picture.data).decode()}]
+
+
+def deliver(ctx: CommandContext, picture: Picture, *, fmt: str, save: bool, path: str | None) -> Screenshot:
     """The answer for one picture: inline (an MCP image), or written under the artifacts folder."""
-    answer: dict[str, Any] = {
+    answer: Screenshot = {
+        "path": "",  # first when there is a file; gone when there is none
         "width": picture.width,
         "height": picture.height,
         "format": fmt,
@@ -271,12 +280,10 @@ def deliver(ctx: CommandContext, picture: Picture, *, fmt: str, save: bool, path
     if picture.note:
         answer["note"] = picture.note
     if save or path is not None:
-        answer = {
-            "path": str(write_artifact(ctx, path, picture.data, kind="screenshot", suffix=_suffix(fmt))),
-            **answer,
-        }
+        answer["path"] = str(write_artifact(ctx, path, picture.data, kind="screenshot", suffix=_suffix(fmt)))
     else:
-        answer[ATTACHMENTS] = [{"mime_type": _mime(fmt), "data": base64.b64encode(picture.data).decode()}]
+        del answer["path"]
+        answer[ATTACHMENTS] = _inline(picture, fmt)
     return answer
 
 
@@ -293,7 +300,7 @@ async def _screenshot(ctx: CommandContext, a: ScreenshotArgs) -> Screenshot:
     answer = deliver(ctx, picture, fmt=a.format, save=a.save, path=a.path)
     if drawn is not None:
         answer["refs"] = drawn
-    return answer  # type: ignore[return-value]
+    return answer
 
 
 async def _zoom_region(ctx: CommandContext, a: ZoomArgs) -> Zoomed:
@@ -307,16 +314,25 @@ async def _zoom_region(ctx: CommandContext, a: ZoomArgs) -> Zoomed:
         if exc.code == "invalid_params" and exc.details.get("param") == "clip":
             raise TabpilotError("invalid_params", exc.message.replace("'clip'", "the region"), param="x") from None
         raise
-    answer = deliver(ctx, picture, fmt="png", save=False, path=None)
-    # What it shows: the region cut to the viewport (the note says so when it was).
-    answer["region"] = {
-        "x": max(0.0, a.x),
-        "y": max(0.0, a.y),
-        "width": round(picture.clip.width, 2),
-        "height": round(picture.clip.height, 2),
+    answer: Zoomed = {
+        "width": picture.width,
+        "height": picture.height,
+        "format": "png",
+        "size_bytes": len(picture.data),
+        "note": picture.note or "",
+        # What it shows: the region cut to the viewport (the note says so when it was).
+        "region": {
+            "x": max(0.0, a.x),
+            "y": max(0.0, a.y),
+            "width": round(picture.clip.width, 2),
+            "height": round(picture.clip.height, 2),
+        },
+        "scale": a.scale,
     }
-    answer["scale"] = a.scale
-    return answer  # type: ignore[return-value]
+    if not picture.note:
+        del answer["note"]
+    answer[ATTACHMENTS] = _inline(picture, "png")
+    return answer
 
 
 COMMANDS: list[Command[Any]] = [

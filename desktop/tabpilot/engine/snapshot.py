@@ -14,6 +14,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any, Literal, NotRequired, TypedDict
 
+from tabpilot.engine import results
 from tabpilot.engine.args import FrameArgs, arg
 from tabpilot.engine.commands import Cli, Command
 from tabpilot.engine.context import CommandContext
@@ -171,7 +172,17 @@ class SnapshotArgs(FrameArgs):
     diff: bool = arg("only what changed since your last snapshot of the tab", default=False)
 
 
-def _diffed(before: Baseline | None, now: Baseline) -> tuple[str, dict[str, Any]]:
+class SnapshotTail(TypedDict, total=False):
+    """Snapshot's last fields: what a `diff:true` answer says about its diff, and where the budget cut it."""
+
+    diff: Literal["full", "changes"]
+    diff_note: str
+    changed_lines: int
+    truncated: Literal[True]
+    note: str
+
+
+def _diffed(before: Baseline | None, now: Baseline) -> tuple[str, SnapshotTail]:
     """What a `diff:true` call shows, and what the answer says about it."""
     if before is None:
         return now.text, {"diff": "full", "diff_note": "No earlier snapshot of this tab with these options: all of it."}
@@ -182,7 +193,7 @@ def _diffed(before: Baseline | None, now: Baseline) -> tuple[str, dict[str, Any]
     return body, {"diff": "changes", "changed_lines": changed}
 
 
-async def _snapshot(ctx: CommandContext, a: SnapshotArgs) -> dict[str, Any]:
+async def _snapshot(ctx: CommandContext, a: SnapshotArgs) -> Snapshot:
     page = await ctx.browser_request(
         "dom.snapshot",
         {
@@ -199,18 +210,29 @@ async def _snapshot(ctx: CommandContext, a: SnapshotArgs) -> dict[str, Any]:
     now = Baseline(str(page.get("document", "")), str(page.get("text", "")))
     key: BaselineKey = (ctx.agent, int(page["tab_id"]), a.frame, a.scope, a.interactive_only, a.max_depth)
     before = baselines_for(ctx.engine).swap(key, now)
-    text, about = _diffed(before, now) if a.diff else (now.text, {})
+    tail: SnapshotTail = {}
+    text = now.text
+    if a.diff:
+        text, tail = _diffed(before, now)
     shown, cut = fit(text, a.max_bytes)
-    result: dict[str, Any] = {"url": page.get("url", ""), "title": page.get("title", "")}
-    if page.get("frame"):
-        result["frame"] = page["frame"]
-    result.update({"snapshot": shown, "refs": page.get("refs", 0), "bytes": len(shown.encode())})
-    if page.get("frames"):
-        result["frames"] = page["frames"]
-    result.update(about)
     if cut is not None:
-        result["truncated"] = True
-        result["note"] = cut_note(cut, a.max_bytes)
+        tail["truncated"] = True
+        tail["note"] = cut_note(cut, a.max_bytes)
+    result: Snapshot = {
+        "url": page.get("url", ""),
+        "title": page.get("title", ""),
+        "frame": page.get("frame", ""),
+        "snapshot": shown,
+        "refs": page.get("refs", 0),
+        "bytes": len(shown.encode()),
+        "frames": page.get("frames", 0),
+        **tail,
+    }
+    # Built in the order the answer shows; a frame and stitched frames only when there are some.
+    if not result["frame"]:
+        del result["frame"]
+    if not result["frames"]:
+        del result["frames"]
     return result
 
 
@@ -223,8 +245,9 @@ class HighlightArgs(ElementArgs):
     duration_ms: int = arg("default 5000", default=5_000, minimum=100, maximum=120_000)
 
 
-async def _highlight(ctx: CommandContext, a: HighlightArgs) -> dict[str, Any]:
-    return await ctx.browser_request("dom.highlight", a.wire(), timeout_s=a.timeout_ms / 1000 + TIMEOUT_MARGIN_S)
+async def _highlight(ctx: CommandContext, a: HighlightArgs) -> Highlighted:
+    answer = await ctx.browser_request("dom.highlight", a.wire(), timeout_s=a.timeout_ms / 1000 + TIMEOUT_MARGIN_S)
+    return results.relayed(Highlighted, answer)
 
 
 COMMANDS: list[Command[Any]] = [

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, NotRequired, TypedDict, cast
 from urllib.parse import urlsplit
 
+from tabpilot.engine import results
 from tabpilot.engine.args import Args, TabArgs, arg
 from tabpilot.engine.commands import Cli, Command
 from tabpilot.engine.context import CommandContext
@@ -164,7 +165,7 @@ async def _save_state(ctx: CommandContext, a: SaveStateArgs) -> Saved:
     return {"saved": True, **summary(name, state)}
 
 
-async def _load_state(ctx: CommandContext, a: LoadStateArgs) -> dict[str, Any]:
+async def _load_state(ctx: CommandContext, a: LoadStateArgs) -> Loaded:
     name = _name(a.name)
     state = await asyncio.to_thread(_store(ctx).load, name)
     if state is None:
@@ -176,10 +177,11 @@ async def _load_state(ctx: CommandContext, a: LoadStateArgs) -> dict[str, Any]:
         timeout_s=a.timeout_ms / 1000 + TIMEOUT_MARGIN_S,
     )
     restored = answer.get("restored")
+    # The browser's counts, else the state's own (Counts: Restored less the optional cookies_refused).
     return {
         "loaded": True,
         "name": name,
-        "restored": restored if isinstance(restored, dict) else _counts(state),
+        "restored": results.relayed(Restored, restored if isinstance(restored, dict) else _counts(state)),
         "url": _where(str(answer.get("url") or "")),
         "title": answer.get("title", ""),
     }

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, NotRequired, TypedDict
 from urllib.parse import urlsplit
 
-from tabpilot.engine import imagediff
+from tabpilot.engine import imagediff, results
 from tabpilot.engine.args import FrameArgs, arg
 from tabpilot.engine.artifacts import artifacts_folder, safe_stem, write_file
 from tabpilot.engine.commands import Cli, Command
@@ -62,13 +62,15 @@ class VisualDiff(TypedDict):
     aa_pixels: NotRequired[int]
     regions: NotRequired[list[Region]]
     note: NotRequired[str]
+    _attachments: NotRequired[list[results.Attachment]]
+    """The diff image when it is not a match (generate.ATTACHMENTS; not in the JSON)."""
 
 
 MAX_REGIONS = 10
 """Regions listed in the answer (the diff image boxes them all)."""
 
 
-async def _visual_diff(ctx: CommandContext, a: VisualDiffArgs) -> dict[str, Any]:
+async def _visual_diff(ctx: CommandContext, a: VisualDiffArgs) -> VisualDiff:
     tab_id = a.tab_id
     if a.frame is not None and not a.selector:
         raise TabpilotError("invalid_params", "'frame' says where 'selector' is: give a selector too.", param="frame")
@@ -86,21 +88,21 @@ async def _visual_diff(ctx: CommandContext, a: VisualDiffArgs) -> dict[str, Any]
     # Files and pixels off the event loop: tens of milliseconds of decoding, numpy and encoding.
     answer = await asyncio.to_thread(against_baseline, artifacts_folder(ctx), name, capture, a)
     if shot.get("note"):  # the capture was cut (a very tall page): compared as taken, and said
-        answer["note"] = " ".join(filter(None, (str(shot["note"]), answer.get("note"))))
+        answer["note"] = " ".join(filter(None, (str(shot["note"]), answer.get("note", ""))))
     if a.name is not None and a.name.strip() and name != a.name.strip():
         renamed = f"The name '{a.name.strip()}' is kept as '{name}' (a file name in baselines/, no folders)."
-        answer["note"] = " ".join(filter(None, (renamed, answer.get("note"))))
+        answer["note"] = " ".join(filter(None, (renamed, answer.get("note", ""))))
     return answer
 
 
-def against_baseline(artifacts: Path, name: str, capture: bytes, a: VisualDiffArgs) -> dict[str, Any]:
+def against_baseline(artifacts: Path, name: str, capture: bytes, a: VisualDiffArgs) -> VisualDiff:
     """visual_diff's answer for `capture` (PNG) and the baseline `name` in the `artifacts` folder: the
     baseline stored (first time, or update_baseline), or the comparison with its diff image written."""
     baseline_file = artifacts.resolve() / BASELINES / f"{name}.png"
     diff_file = baseline_file.with_name(f"{name}{DIFF_SUFFIX}.png")
     current = imagediff.decode_png(capture)
     height, width = current.shape[:2]
-    answer: dict[str, Any] = {
+    answer: VisualDiff = {
         "match": True,
         "similarity": 1.0,
         "diff_pixels": 0,
@@ -115,8 +117,12 @@ def against_baseline(artifacts: Path, name: str, capture: bytes, a: VisualDiffAr
         write_file(artifacts, f"{BASELINES}/{baseline_file.name}", capture, kind="baseline", suffix="png")
         diff_file.unlink(missing_ok=True)  # it showed changes from a baseline that is gone
         if existed:
-            return {**answer, "baseline_updated": True, "note": "The baseline is now this capture."}
-        return {**answer, "baseline_created": True, "note": "No baseline had this name: this capture is it now."}
+            answer["baseline_updated"] = True
+            answer["note"] = "The baseline is now this capture."
+        else:
+            answer["baseline_created"] = True
+            answer["note"] = "No baseline had this name: this capture is it now."
+        return answer
     try:
         baseline = imagediff.decode_png(baseline_file.read_bytes())
     except (OSError, ValueError) as exc:  # Pillow's "cannot identify image file" is an OSError
@@ -128,9 +134,14 @@ def against_baseline(artifacts: Path, name: str, capture: bytes, a: VisualDiffAr
         ) from exc
     diff = imagediff.compare(baseline, current, threshold=a.threshold, include_aa=a.include_aa)
     match = not diff.sizes_differ and diff.diff_pixels <= a.max_diff_ratio * diff.total_pixels
-    answer.update(match=match, similarity=diff.similarity, diff_pixels=diff.diff_pixels, aa_pixels=diff.aa_pixels)
+    answer["match"] = match
+    answer["similarity"] = diff.similarity
+    answer["diff_pixels"] = diff.diff_pixels
+    answer["aa_pixels"] = diff.aa_pixels
     if diff.regions:
-        answer["regions"] = [box.as_dict() for box in diff.regions[:MAX_REGIONS]]
+        answer["regions"] = [
+            Region(x=box.x, y=box.y, width=box.width, height=box.height) for box in diff.regions[:MAX_REGIONS]
+        ]
     if diff.sizes_differ:
         bh, bw = baseline.shape[:2]
         answer["note"] = (

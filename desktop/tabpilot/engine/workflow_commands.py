@@ -6,6 +6,7 @@ import json
 from dataclasses import dataclass
 from typing import Any, Literal, NotRequired, TypedDict
 
+from tabpilot.engine import results
 from tabpilot.engine.args import Args, arg
 from tabpilot.engine.commands import ApprovalScope, Command
 from tabpilot.engine.context import CommandContext
@@ -43,10 +44,6 @@ class WorkflowSummary(TypedDict):
     """Instead of name, origin, steps and params: why the file is not a valid workflow."""
     last_run: str | None
     last_status: str | None
-
-
-class WorkflowList(TypedDict):
-    workflows: list[WorkflowSummary]
 
 
 class Exported(TypedDict):
@@ -115,15 +112,18 @@ class ImportArgs(Args):
     overwrite: bool = arg("replace a same-id one", default=False)
 
 
-async def _observe(ctx: CommandContext, a: ListWorkflowsArgs) -> WorkflowList | WorkflowDetail:
+async def _observe(ctx: CommandContext, a: ListWorkflowsArgs) -> Observed:
     if a.workflow_id is None:
         return {"workflows": [summary(e) for e in _store(ctx).entries()]}
     entry = _entry(ctx, a.workflow_id)
-    return {
+    detail: WorkflowDetail = {
         **summary(entry),
         "workflow": entry.workflow.document() if entry.workflow else None,
         "runs": _store(ctx).runs(entry.workflow_id),
     }
+    # Observed is the docs' one form of both answers, every field optional: mypy does not take a TypedDict's
+    # required fields for another's optional ones, so the detail, checked as WorkflowDetail, is cast here.
+    return results.relayed(Observed, detail)
 
 
 async def _export(ctx: CommandContext, a: WorkflowIdArgs) -> Exported:
