@@ -168,6 +168,21 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    try:
+        code = _main(argv)
+        sys.stdout.flush()  # here, not at exit: a reader gone is caught below
+        return code
+    except BrokenPipeError:
+        # Whoever read our output went away (`tabpilot page | head -1`): the rest has nowhere to go. No
+        # traceback, and stdout pointed at nothing so that Python's own flush at exit does not fail again.
+        import os
+
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
+
+
+def _main(argv: list[str] | None) -> int:
     words = sys.argv[1:] if argv is None else argv
     if words == ["mcp"]:
         # An agent starting its session: straight to the running app's socket, before any parser or spec.

@@ -80,8 +80,8 @@ CASES: dict[str, Case] = {
     "screenshot": Case(READS, ("--selector", "h1", "<tmp>/h1.png"), ("<tmp>/h1.png (",)),
     "zoom-region": Case(
         READS,
-        ("--x", "0", "--y", "0", "--width", "100", "--height", "50", "--scale", "2"),
-        ("width: 200", "height: 100", "format: png", "scale: 2.0"),
+        ("--x", "0", "--y", "0", "--width", "100", "--height", "50", "--scale", "2", "<tmp>/zoom.png"),
+        ("<tmp>/zoom.png (200x100, ",),
     ),
     "visual-diff": Case(READS, ("--name", "cli-every-<run>"), ("match: true", "baseline_created: true")),
     "pdf": Case(READS, ("--path", "cli-every-<run>.pdf"), ("pages: 1", "cli-every-<run>.pdf")),
@@ -259,6 +259,7 @@ async def test_the_reads_and_files(e2e_app: App, e2e_home: Path, tab: Any, site:
     await run.run("screenshot")
     assert (tmp_path / "h1.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     await run.run("zoom-region")
+    assert (tmp_path / "zoom.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     await run.run("visual-diff")
     artifacts = e2e_app.paths.artifacts_dir
     await run.run("pdf")

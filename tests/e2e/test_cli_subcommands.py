@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -40,6 +41,29 @@ async def ok(home: Path, *args: str, stdin: str | None = None) -> str:
     done = await cli(home, *args, stdin=stdin)
     assert done.returncode == 0, f"tabpilot {' '.join(args)}: {done.returncode}\n{done.stderr}"
     return done.stdout
+
+
+async def test_a_reader_that_goes_away_gets_no_traceback(e2e_home: Path, tab: Any) -> None:
+    # `tabpilot page | head -1`: the reader closes the pipe before the CLI has written.
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+
+    def run() -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "tabpilot", "page"],
+            env=home_env(e2e_home),
+            stdout=write_end,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+
+    try:
+        done = await asyncio.to_thread(run)
+    finally:
+        os.close(write_end)
+    assert (done.returncode, done.stderr) == (0, "")
 
 
 async def show(app: App, tab: Any, site: FixtureSite, path: str) -> str:

@@ -379,5 +379,6 @@ COMMANDS: list[Command[Any]] = [
             "scale": 3,
         },
         ops=("tab.screenshot",),
+        cli=Cli("zoom-region", save=True),
     ),
 ]
