@@ -141,8 +141,16 @@ export async function drag(tab, params, frameMs) {
     if (from.tabId === tabId && method === "Input.dragIntercepted") dragData = ev?.data ?? null;
   };
   return watched(tab, deadline, async () => {
-    const from = await inPage(tabId, "dom.actionable", { selector: source, action: "drag", point: true, watch: true }, deadline);
-    await pointerMove(tabId, from, deadline);
+    let from = await inPage(tabId, "dom.actionable", { selector: source, action: "drag", point: true, watch: true }, deadline);
+    // Moving the pointer onto the source can move the page under it (leaving a hover menu closes it and
+    // what was below moves up): measured again once the pointer is there, and followed, before pressing.
+    for (let moves = 0; moves < 3; moves++) {
+      await pointerMove(tabId, from, deadline);
+      const now = await inPage(tabId, "dom.actionable", { selector: source, action: "drag", point: true }, deadline);
+      const still = Math.abs(now.x - from.x) < 1 && Math.abs(now.y - from.y) < 1;
+      from = now;
+      if (still) break;
+    }
     await input(tabId, "Input.dispatchMouseEvent", { x: from.x, y: from.y, type: "mousePressed", button: "left", buttons: 1, clickCount: 1 }, deadline);
     ext.devtools.onEvent.addListener(onEvent);
     let intercepting = false;

@@ -145,6 +145,21 @@ async def test_drag_and_drop_html5_and_a_pointer_sortable(
     assert await trusted(tab, "pointermove") >= 3  # moved in steps, not teleported
 
 
+async def test_a_drag_after_a_hover_menu_presses_where_the_source_is_once_the_menu_closed(
+    mcp: StdioMcp, e2e_app: App, tab: Any, site: FixtureSite, pilot_on: None
+) -> None:
+    # The hover opens a submenu above the list; moving to the list closes it and the list moves up.
+    await open_page(e2e_app, tab, site, "/acts.html")
+    await act(mcp, "hover", selector="#menu")
+    sorted_ = await act(mcp, "drag", selector="#item-1", target="#item-3")
+    assert sorted_["html5"] is False
+    assert await tab.text_content("#sort-state") == "order: Two,Three,One"
+    await act(mcp, "hover", selector="#menu")
+    dropped = await act(mcp, "drag", selector="#card", target="#bin")
+    assert dropped["html5"] is True
+    assert await tab.text_content("#dnd-state") == "dnd: dropped card"
+
+
 async def test_click_with_button_count_and_modifiers(
     mcp: StdioMcp, e2e_app: App, tab: Any, site: FixtureSite, pilot_on: None
 ) -> None:
