@@ -15,8 +15,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
+import subprocess
+import sys
 import time
+from pathlib import Path
 from typing import Any
 
 from tests.support.mcp_stdio import StdioMcp
@@ -128,6 +132,41 @@ async def whole_calls(calls: int, idle_calls: int, rounds: int) -> None:
         if idle:
             label = f"  execute_js after {IDLE_S:g} s idle, median of {len(idle)}"
             print(line(label, f"{median(idle):.2f} ms", "≤ 15 ms", median(idle) <= 15))
+        plain = await asyncio.to_thread(plain_client_calls, run.home, tool, args, calls)
+        print(line("  execute_js from a plain JSON-RPC client (no MCP SDK)", f"{median(plain):.2f} ms", "-"))
+
+
+def plain_client_calls(home: Path, tool: str, args: dict[str, Any], calls: int) -> list[float]:
+    """The same call from a plain JSON-RPC client (a line out, a line back) through `tabpilot mcp`: what
+    the MCP SDK's own client adds to the figures above is the difference."""
+    env = {**os.environ, "TABPILOT_HOME": str(home)}
+    relay = subprocess.Popen(
+        [sys.executable, "-m", "tabpilot", "mcp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, bufsize=0
+    )
+    assert relay.stdin is not None
+    assert relay.stdout is not None
+    hello = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "bench", "version": "1"}}
+
+    def send(message: dict[str, Any]) -> None:
+        assert relay.stdin is not None
+        relay.stdin.write(json.dumps(message).encode() + b"\n")
+
+    try:
+        send({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": hello})
+        relay.stdout.readline()
+        send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        times = []
+        for n in range(1, calls + 1):
+            started = time.perf_counter()
+            send({"jsonrpc": "2.0", "id": n, "method": "tools/call", "params": {"name": tool, "arguments": args}})
+            answer = json.loads(relay.stdout.readline())
+            times.append((time.perf_counter() - started) * 1000)
+            assert answer["id"] == n, answer
+            assert not answer["result"].get("isError"), answer
+        return times
+    finally:
+        relay.stdin.close()
+        relay.wait(timeout=10)
 
 
 async def hop_tables(calls: int) -> None:
