@@ -73,7 +73,7 @@ function onPage(run) {
 /**
  * A content op that waits for its element, across navigations (content/elements.js).
  * @template P
- * @param {string} op @param {(params: P) => object} pick
+ * @param {import("./page_ops.js").PageOp} op @param {(params: P) => object} pick
  * @returns {(params: P, frameMs: number) => Promise<unknown>}
  */
 function elementOp(op, pick) {
