@@ -168,7 +168,10 @@ async function runInFrame(tabId, frameId, op, params, deadline) {
   }
 }
 
-/** dom.wait: `{state, waited_ms}` once the selector reaches the state, across navigations. */
+/**
+ * dom.wait: `{state, waited_ms}` once the selector reaches the state, across navigations.
+ * @param {import("./operations.js").DomWaitParams} params
+ */
 export async function waitForState(tab, params, frameMs) {
   const deadline = budget(params, frameMs);
   const selector = requireString(params, "selector");
