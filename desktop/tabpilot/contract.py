@@ -26,7 +26,7 @@ from tabpilot.engine.capabilities import CAPABILITIES
 from tabpilot.engine.catalog import build_registry
 from tabpilot.engine.commands import DISCRIMINATOR, SUB_DISCRIMINATOR, TOOLS, AnyCommand, Registry
 from tabpilot.engine.help import example_arguments, gate_of, param_info, param_line
-from tabpilot.engine.operations import OPERATIONS
+from tabpilot.engine.operations import OPERATIONS, OpParam
 from tabpilot.engine.steps import step_kinds
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -50,8 +50,12 @@ def _js_name(op: str) -> str:
 _JS_TYPES = {"string": "string", "integer": "number", "number": "number", "boolean": "boolean", "object": "object"}
 
 
-def _js_type(types: tuple[str, ...]) -> str:
-    return "|".join("unknown[]" if t == "array" else _JS_TYPES[t] for t in types)
+def _js_type(param: OpParam) -> str:
+    # An enum's values are its type (a literal union), so tsc catches a handler comparing with a value
+    # the contract does not have.
+    if param.enum and param.types == ("string",):
+        return "|".join(json.dumps(value) for value in param.enum)
+    return "|".join("unknown[]" if t == "array" else _JS_TYPES[t] for t in param.types)
 
 
 def operations_js() -> str:
@@ -66,8 +70,18 @@ def operations_js() -> str:
         "",
     ]
     for op in OPERATIONS:
-        fields = "".join(f"{p.name}{'' if p.required else '?'}: {_js_type(p.types)}, " for p in op.params).rstrip(", ")
+        fields = "".join(f"{p.name}{'' if p.required else '?'}: {_js_type(p)}, " for p in op.params).rstrip(", ")
         lines.append(f"/** @typedef {{{{{fields}}}}} {_js_name(op.name)} {op.summary} */")
+    lines += [
+        "",
+        "/**",
+        " * Each operation's params by name: background/commands.js types its handler table (OPS) with it, so",
+        " * tsc checks every handler against its operation's parameters.",
+        " * @typedef {{",
+        *(f' *   "{op.name}": {_js_name(op.name)},' for op in OPERATIONS),
+        " * }} OpParams",
+        " */",
+    ]
     lines += ["", "/** @type {Readonly<Record<string, OperationSpec>>} */", "export const OPERATIONS = Object.freeze({"]
     for op in OPERATIONS:
         params = []

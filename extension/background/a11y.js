@@ -224,6 +224,7 @@ async function sharedRun(tabId, frameId, opts) {
   return entry.done;
 }
 
+/** @param {import("./operations.js").A11yAuditParams} params */
 export async function audit(tab, params, frameMs) {
   assertReadable(tab);
   if (!(await axePresent())) {

@@ -42,6 +42,7 @@ async function watched(tab, deadline, act, { noText = false } = {}) {
  * input types typing cannot set (date, time, color, range...) are set in the page instead (dom.fill
  * answers `filled` then). The value may be a resolved secret: it goes to the page and to CDP only,
  * never into a message, a trace mark or the answer.
+ * @param {import("./operations.js").DomFillParams} params
  */
 export async function fill(tab, params, frameMs) {
   const deadline = budget(params, frameMs);
@@ -66,6 +67,7 @@ export async function fill(tab, params, frameMs) {
   return { filled: true, ...(await watch.done(deadline, { noText: true })) };
 }
 
+/** @param {import("./operations.js").DomSelectParams} params */
 export async function select(tab, params, frameMs) {
   const deadline = budget(params, frameMs);
   const p = { selector: requireString(params, "selector"), value: params.value, label: params.label, text: params.text, watch: true };
@@ -75,6 +77,7 @@ export async function select(tab, params, frameMs) {
   return rest;
 }
 
+/** @param {import("./operations.js").DomUploadParams} params */
 export async function upload(tab, params, frameMs) {
   const deadline = budget(params, frameMs);
   const files = Array.isArray(params.files) ? params.files : [];
@@ -85,7 +88,10 @@ export async function upload(tab, params, frameMs) {
   return done;
 }
 
-/** check and uncheck: a trusted click when the state differs, then the state is waited for. */
+/**
+ * check and uncheck: a trusted click when the state differs, then the state is waited for.
+ * @param {import("./operations.js").DomCheckParams} params
+ */
 export async function check(tab, params, frameMs) {
   const deadline = budget(params, frameMs);
   const selector = requireString(params, "selector");
@@ -99,6 +105,7 @@ export async function check(tab, params, frameMs) {
   return { checked, ...settled, changed };
 }
 
+/** @param {import("./operations.js").DomHoverParams} params */
 export async function hover(tab, params, frameMs) {
   const deadline = budget(params, frameMs);
   const selector = requireString(params, "selector");
@@ -110,6 +117,7 @@ export async function hover(tab, params, frameMs) {
   });
 }
 
+/** @param {import("./operations.js").DomFocusParams} params */
 export async function focus(tab, params, frameMs) {
   const deadline = budget(params, frameMs);
   const selector = requireString(params, "selector");
@@ -129,6 +137,7 @@ function between(a, b, i, steps) {
  * loop, which a headless browser (and a CDP-driven one) never runs, so the drag is intercepted
  * (Input.setInterceptDrags) and played as drag events (Input.dispatchDragEvent: dragEnter, dragOver,
  * drop), which the page sees as trusted dragstart/dragenter/dragover/drop/dragend.
+ * @param {import("./operations.js").DomDragParams} params
  */
 export async function drag(tab, params, frameMs) {
   const deadline = budget(params, frameMs);
@@ -195,6 +204,7 @@ const HISTORY = {
   reload: { run: (id) => ext.tabs.reload(id), word: "reloaded" },
 };
 
+/** @param {import("./operations.js").TabHistoryParams} params */
 export async function history(tab, params, frameMs) {
   const deadline = budget(params, frameMs);
   const way = HISTORY[params.direction];
@@ -315,7 +325,10 @@ async function networkIdle(tabId, deadline) {
   }
 }
 
-/** page.wait_for: exactly one condition (the app checks that too); answers when it holds. */
+/**
+ * page.wait_for: exactly one condition (the app checks that too); answers when it holds.
+ * @param {import("./operations.js").PageWaitForParams} params
+ */
 export async function waitFor(tab, params, frameMs) {
   const deadline = budget(params, frameMs);
   const given = ["selector", "text", "url", "network_idle", "load"].filter((k) => params[k] !== undefined && params[k] !== null && params[k] !== false);
@@ -376,6 +389,7 @@ function nameFrom(disposition) {
  * page.download: fetch a URL (or a media element's source) from the extension with the browser's
  * cookies for that site (host permission: the request carries them, HttpOnly ones too) and answer the
  * bytes (base64) for the app to save. http(s) only; at most 32 MB.
+ * @param {import("./operations.js").PageDownloadParams} params
  */
 export async function download(tab, params, frameMs) {
   const deadline = budget(params, frameMs);
@@ -425,7 +439,10 @@ export async function download(tab, params, frameMs) {
 
 // -- dismiss_overlays --------------------------------------------------------------------------------
 
-/** Cookie banners and modals: each one's accept or close button clicked (trusted), else it is hidden. */
+/**
+ * Cookie banners and modals: each one's accept or close button clicked (trusted), else it is hidden.
+ * @param {import("./operations.js").PageDismissOverlaysParams} params
+ */
 export async function dismissOverlays(tab, params, frameMs) {
   const deadline = budget(params, frameMs);
   await cdp.attach(tab.id);

@@ -120,6 +120,7 @@ export async function clickSelector(tabId, selector, deadline, { settle = false,
 
 const BUTTON_NAMES = Object.keys(BUTTONS);
 
+/** @param {import("./operations.js").DomClickParams} params */
 export async function click(tab, params, frameMs) {
   const deadline = budget(params, frameMs);
   const button = params.button ?? "left";
@@ -140,6 +141,7 @@ async function focusSelector(tabId, selector, action, deadline, watch = false) {
   await inPage(tabId, "dom.actionable", { selector, action, focus: true, watch }, deadline);
 }
 
+/** @param {import("./operations.js").DomTypeParams} params */
 export async function type(tab, params, frameMs) {
   const deadline = budget(params, frameMs);
   const selector = requireString(params, "selector");
@@ -173,6 +175,7 @@ export async function type(tab, params, frameMs) {
   return { typed, ...(await watch.done(deadline, { noText: true })) };
 }
 
+/** @param {import("./operations.js").DomPressParams} params */
 export async function press(tab, params, frameMs) {
   const deadline = budget(params, frameMs);
   const chord = parseChord(params.key);

@@ -26,6 +26,7 @@ import { loadState, saveState } from "./state.js";
 import { activateTab, assertReadable, closeTab, getTab, listTabs, openTab, setTracked, targetTab } from "./tabs.js";
 import { budget, inPage, inPageAt, requireString, waitForState } from "./waiting.js";
 
+/** @param {import("./operations.js").TabsTrackParams} params */
 async function track(params) {
   if (params.clear) {
     await setTracked(null);
@@ -56,6 +57,11 @@ function blankPage(tab) {
   };
 }
 
+/**
+ * @template P
+ * @param {(tab: chrome.tabs.Tab, params: P, frameMs: number) => Promise<unknown>} run
+ * @returns {(params: P, frameMs: number) => Promise<unknown>}
+ */
 function onPage(run) {
   return async (params, frameMs) => {
     const tab = await targetTab(params);
@@ -64,7 +70,12 @@ function onPage(run) {
   };
 }
 
-/** A content op that waits for its element, across navigations (content/elements.js). */
+/**
+ * A content op that waits for its element, across navigations (content/elements.js).
+ * @template P
+ * @param {import("./page_ops.js").PageOp} op @param {(params: P) => object} pick
+ * @returns {(params: P, frameMs: number) => Promise<unknown>}
+ */
 function elementOp(op, pick) {
   return onPage((tab, params, frameMs) => {
     const deadline = budget(params, frameMs);
@@ -77,6 +88,7 @@ function elementOp(op, pick) {
  * command's (the page must answer even a look-once call); `timeout_ms` is how long the checks may wait
  * for each other to pass, and goes to the page as `wait_ms`.
  */
+/** @param {chrome.tabs.Tab} tab @param {import("./operations.js").PageAssertParams} params @param {number} frameMs */
 async function pageAssert(tab, params, frameMs) {
   const deadline = budget({}, frameMs);
   const frameId = typeof params.frame === "string" && params.frame.trim() ? await locateFrame(tab.id, params.frame) : 0;
@@ -89,6 +101,11 @@ async function pageAssert(tab, params, frameMs) {
  * A read that runs a script in the page. A page Chrome keeps closed to extensions although its URL looks
  * open — a fresh tab's about:blank, an error page — refuses the script: not_supported with what to do,
  * as the other reads say (not an internal error).
+ */
+/**
+ * @template P
+ * @param {(tab: chrome.tabs.Tab, params: P, frameMs: number) => Promise<unknown>} run
+ * @returns {(params: P, frameMs: number) => Promise<unknown>}
  */
 function scripted(run) {
   return onPage(async (tab, params, frameMs) => {
@@ -119,10 +136,17 @@ function freshTarget(params) {
 /** @param {chrome.tabs.Tab} tab */
 const shown = (tab) => ({ tab_id: tab.id, url: tab.url ?? "", title: tab.title ?? "" });
 
+/** @param {import("./operations.js").TabsResolveParams} params */
 async function resolveTab(params) {
   return shown(await freshTarget(params));
 }
 
+/**
+ * The handler of each operation, typed from the generated OpParams: tsc checks that a handler takes its
+ * operation's parameters (names, types, enum values) and no other, and the table has every operation.
+ * @typedef {import("./operations.js").OpParams} OpParams
+ * @type {{[K in keyof OpParams]: (p: OpParams[K], frameMs: number) => Promise<unknown>}}
+ */
 export const OPS = {
   "page.info": async (p) => {
     const tab = await targetTab(p);
@@ -174,7 +198,7 @@ export const OPS = {
   "dom.snapshot": onPage(snapshot),
   "dom.highlight": onPage(highlight),
   "dom.describe": async (p) => toContent(await targetTab(p), "dom.describe", p),
-  "dialogs.list": listDialogs,
+  "dialogs.list": async (p) => listDialogs(p),
   "dialog.handle": handleDialog,
   "handoff.start": startHandoff,
   "handoff.end": endHandoff,

@@ -31,6 +31,7 @@ async function inject(tabId, options, frameId = 0) {
  * One call of a content op. Resolves with the agent's reply (`{data}` or `{error}`), or with
  * undefined when the document went away before it answered (a navigation); rejects when the frame
  * cannot be entered at all.
+ * @param {number} tabId @param {import("./page_ops.js").PageOp} op @param {object} params @param {number} [frameId]
  */
 export async function askPage(tabId, op, params, frameId = 0) {
   trace.mark(`page ${op}>`);
@@ -59,7 +60,10 @@ export function unwrap(reply) {
   return reply.data;
 }
 
-/** One content op, no waiting, in the frame its selector names (a ref such as `@f12e5`, or the top). */
+/**
+ * One content op, no waiting, in the frame its selector names (a ref such as `@f12e5`, or the top).
+ * @param {chrome.tabs.Tab} tab @param {import("./page_ops.js").PageOp} op @param {Record<string, any>} params
+ */
 export async function toContent(tab, op, params) {
   assertReadable(tab);
   const { frameId, selector } = splitFrame(params.selector);

@@ -99,6 +99,7 @@ async function attempt(tab, selector) {
   }
 }
 
+/** @param {chrome.tabs.Tab} tab @param {import("./operations.js").TabCropParams} param1 */
 export async function crop(tab, { selector }) {
   assertReadable(tab);
   if (!tab.active) return { found: true, on_screen: false };

@@ -163,7 +163,10 @@ function withAnswered(value, answered) {
   return { ...value, dialog: shown(answered[answered.length - 1]) };
 }
 
-/** dialog.handle: answer the open dialog of the tab, or arm the answer for its next one. */
+/**
+ * dialog.handle: answer the open dialog of the tab, or arm the answer for its next one.
+ * @param {import("./operations.js").DialogHandleParams} params
+ */
 export async function handleDialog(params) {
   const tab = await targetTab(params);
   if (tab.id === undefined) throw new TPError(Codes.TAB_CLOSED, "The tab is gone.");
@@ -182,7 +185,10 @@ export async function handleDialog(params) {
   };
 }
 
-/** dialogs.list: what observe dialogs shows. */
+/**
+ * dialogs.list: what observe dialogs shows.
+ * @param {import("./operations.js").DialogsListParams} params
+ */
 export function listDialogs(params) {
   return book.list(Number.isInteger(params.tab_id) ? params.tab_id : undefined);
 }

@@ -59,7 +59,7 @@ async function ask(tabId) {
 
 /**
  * `emulation.set`: a device's (or a bare viewport's) metrics, touch and user agent; `reset` undoes them.
- * @param {chrome.tabs.Tab} tab @param {Record<string, any>} p
+ * @param {chrome.tabs.Tab} tab @param {import("./operations.js").EmulationSetParams} p
  */
 export async function emulate(tab, p) {
   const tabId = /** @type {number} */ (tab.id);
@@ -103,7 +103,10 @@ export async function emulate(tab, p) {
   return { applied: info, page: await seen(tabId) };
 }
 
-/** `emulation.user_agent`: the tab's user agent; "" gives back the device's, else the browser's own. */
+/**
+ * `emulation.user_agent`: the tab's user agent; "" gives back the device's, else the browser's own.
+ * @param {import("./operations.js").EmulationUserAgentParams} p
+ */
 export async function setUserAgent(tab, p) {
   const tabId = /** @type {number} */ (tab.id);
   const userAgent = typeof p.user_agent === "string" ? p.user_agent : "";
@@ -119,6 +122,7 @@ export async function setUserAgent(tab, p) {
 /**
  * `network.headers`: extra headers on every request the tab makes; {} removes them. The answer and the
  * override's info name the headers only: their values may be credentials.
+ * @param {import("./operations.js").NetworkHeadersParams} p
  */
 export async function setHeaders(tab, p) {
   const tabId = /** @type {number} */ (tab.id);

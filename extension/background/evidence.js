@@ -65,6 +65,7 @@ async function loaded(tab) {
   return now;
 }
 
+/** @param {import("./operations.js").TabPdfParams} p */
 export async function printPdf(target, p) {
   const tab = await loaded(target);
   try {

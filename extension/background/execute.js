@@ -96,6 +96,7 @@ async function unstick(tabId) {
   }
 }
 
+/** @param {chrome.tabs.Tab} tab @param {import("./operations.js").JsExecuteParams} param1 */
 export async function executeJs(tab, { script, timeout_ms: timeoutMs = 5000 }) {
   const started = Date.now();
   let outcome = await evaluate(tab.id, wrap(`(\n${script}\n)`), timeoutMs);

@@ -128,7 +128,7 @@ export async function frameUrl(tabId, frameId) {
 /**
  * A whole-frame read (page.read) in the frame its params name: `frame` (a selector, ref, name or URL
  * pattern) or a selector withFrame qualified (`@f12 >> main`); the top frame otherwise.
- * @param {chrome.tabs.Tab} tab @param {string} op @param {Record<string, any>} params
+ * @param {chrome.tabs.Tab} tab @param {import("./page_ops.js").PageOp} op @param {Record<string, any>} params
  */
 export async function readInFrame(tab, op, params) {
   const tabId = /** @type {number} */ (tab.id);

@@ -28,7 +28,10 @@ async function badge(tabId, on) {
   if (on) await ext.action.setBadgeBackgroundColor({ tabId, color: "#b45309" }).catch(() => {});
 }
 
-/** handoff.start: the tab in front (its window focused), the reason where the popup shows it. */
+/**
+ * handoff.start: the tab in front (its window focused), the reason where the popup shows it.
+ * @param {import("./operations.js").HandoffStartParams} params
+ */
 export async function startHandoff(params) {
   const tab = await targetTab(params);
   if (tab.id === undefined) throw new TPError(Codes.TAB_CLOSED, "The tab is gone.");
@@ -65,7 +68,10 @@ async function drop(correlationId) {
   return found;
 }
 
-/** handoff.end: the app ended it (resumed from the tray, or the agent's command ended). */
+/**
+ * handoff.end: the app ended it (resumed from the tray, or the agent's command ended).
+ * @param {import("./operations.js").HandoffEndParams} params
+ */
 export async function endHandoff(params) {
   return { ended: !!(await drop(String(params.correlation_id))) };
 }

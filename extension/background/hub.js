@@ -10,7 +10,7 @@ const subscribers = new Map();
 /**
  * Call `fn` with each of `event`'s dispatches until the returned function is called.
  * `filter`: the listener filter some events take (webRequest's urls); the same for every subscriber.
- * @param {{addListener: (cb: (...args: any[]) => void, ...extra: any[]) => void}} event
+ * @param {{addListener: (cb: (...args: any[]) => any, ...extra: any[]) => void}} event
  * @param {(...args: any[]) => void} fn @param {object} [filter]
  * @returns {() => void}
  */

@@ -117,6 +117,7 @@ function waitForNavigation(tabId, requested, waitUntil, timeoutMs, before) {
   });
 }
 
+/** @param {chrome.tabs.Tab} tab @param {import("./operations.js").TabNavigateParams} param1 */
 export async function navigate(tab, { url, wait_until: waitUntil = "load", timeout_ms: timeoutMs = 30_000 }) {
   const before = { pendingUrl: null };
   const waiting = waitForNavigation(tab.id, url, waitUntil, timeoutMs, before);

@@ -11,35 +11,35 @@
 /** @typedef {{}} TabsListParams every tab */
 /** @typedef {{tab_id?: number, clear?: boolean}} TabsTrackParams pin the tab commands go to */
 /** @typedef {{tab_id?: number}} TabsResolveParams the tab a command would go to */
-/** @typedef {{url: string, wait_until?: string, timeout_ms?: number}} TabsOpenParams open a tab in front and load a URL in it */
+/** @typedef {{url: string, wait_until?: "load"|"domcontentloaded"|"networkidle", timeout_ms?: number}} TabsOpenParams open a tab in front and load a URL in it */
 /** @typedef {{tab_id: number}} TabsActivateParams bring a tab to front */
 /** @typedef {{tab_id: number}} TabsCloseParams close a tab */
 /** @typedef {{tab_id?: number}} StateSaveParams the cookies, storages and URL of the tab's page */
 /** @typedef {{state: object, navigate?: boolean, timeout_ms?: number, tab_id?: number}} StateLoadParams clear and restore cookies and storages, then load the saved URL */
-/** @typedef {{url: string, wait_until?: string, timeout_ms?: number, tab_id?: number}} TabNavigateParams load a URL in the tab */
+/** @typedef {{url: string, wait_until?: "load"|"domcontentloaded"|"networkidle", timeout_ms?: number, tab_id?: number}} TabNavigateParams load a URL in the tab */
 /** @typedef {{script: string, timeout_ms?: number, tab_id?: number}} JsExecuteParams run JS */
-/** @typedef {{format?: string, quality?: number, full_page?: boolean, selector?: string, clip?: object, clip_origin?: string, scale?: number, device?: object, timeout_ms?: number, frame?: string, tab_id?: number}} TabScreenshotParams a picture of the tab: viewport, full page, element or clip, scaled, or under a device */
+/** @typedef {{format?: "png"|"jpeg", quality?: number, full_page?: boolean, selector?: string, clip?: object, clip_origin?: "page"|"viewport", scale?: number, device?: object, timeout_ms?: number, frame?: string, tab_id?: number}} TabScreenshotParams a picture of the tab: viewport, full page, element or clip, scaled, or under a device */
 /** @typedef {{selector: string, tab_id?: number}} TabCropParams an element's picture for an approval prompt */
 /** @typedef {{selector: string, frame?: string, tab_id?: number}} DomCountParams how many elements match */
-/** @typedef {{selector: string, state?: string, timeout_ms?: number, frame?: string, tab_id?: number}} DomWaitParams until a selector reaches a state */
-/** @typedef {{selector: string, button?: string, click_count?: number, modifiers?: unknown[], timeout_ms?: number, frame?: string, tab_id?: number}} DomClickParams click an element */
+/** @typedef {{selector: string, state?: "visible"|"attached"|"hidden"|"detached", timeout_ms?: number, frame?: string, tab_id?: number}} DomWaitParams until a selector reaches a state */
+/** @typedef {{selector: string, button?: "left"|"right"|"middle", click_count?: number, modifiers?: unknown[], timeout_ms?: number, frame?: string, tab_id?: number}} DomClickParams click an element */
 /** @typedef {{selector: string, value: string, timeout_ms?: number, frame?: string, tab_id?: number}} DomFillParams set a field's value */
 /** @typedef {{selector: string, text: string, timeout_ms?: number, frame?: string, tab_id?: number}} DomTypeParams type with key events */
 /** @typedef {{key: string, selector?: string, timeout_ms?: number, frame?: string, tab_id?: number}} DomPressParams press a key */
 /** @typedef {{selector: string, value?: string|unknown[], label?: string|unknown[], text?: string|unknown[], timeout_ms?: number, frame?: string, tab_id?: number}} DomSelectParams choose options of a select */
-/** @typedef {{selector?: string, delta_x?: number, delta_y?: number, to?: string, timeout_ms?: number, frame?: string, tab_id?: number}} DomScrollParams scroll an element into view, or by a delta */
+/** @typedef {{selector?: string, delta_x?: number, delta_y?: number, to?: "top"|"bottom", timeout_ms?: number, frame?: string, tab_id?: number}} DomScrollParams scroll an element into view, or by a delta */
 /** @typedef {{selector: string, checked?: boolean, timeout_ms?: number, frame?: string, tab_id?: number}} DomCheckParams check or uncheck a checkbox, radio or role=checkbox */
 /** @typedef {{selector: string, timeout_ms?: number, frame?: string, tab_id?: number}} DomHoverParams move the pointer over an element */
 /** @typedef {{selector: string, timeout_ms?: number, frame?: string, tab_id?: number}} DomFocusParams give an element the focus */
 /** @typedef {{selector: string, target: string, timeout_ms?: number, frame?: string, tab_id?: number}} DomDragParams drag an element onto another */
 /** @typedef {{selector: string, files: unknown[], timeout_ms?: number, frame?: string, tab_id?: number}} DomUploadParams set a file input's files */
-/** @typedef {{selector?: string, state?: string, text?: string, url?: string, network_idle?: boolean, load?: boolean, timeout_ms?: number, frame?: string, tab_id?: number}} PageWaitForParams until one condition holds */
-/** @typedef {{direction: string, timeout_ms?: number, tab_id?: number}} TabHistoryParams back, forward or reload */
+/** @typedef {{selector?: string, state?: "visible"|"attached"|"hidden"|"detached", text?: string, url?: string, network_idle?: boolean, load?: boolean, timeout_ms?: number, frame?: string, tab_id?: number}} PageWaitForParams until one condition holds */
+/** @typedef {{direction: "back"|"forward"|"reload", timeout_ms?: number, tab_id?: number}} TabHistoryParams back, forward or reload */
 /** @typedef {{url?: string, selector?: string, timeout_ms?: number, frame?: string, tab_id?: number}} PageDownloadParams fetch a URL with the browser's cookies */
 /** @typedef {{timeout_ms?: number, tab_id?: number}} PageDismissOverlaysParams close cookie banners and modals */
 /** @typedef {{selector: string, fields: unknown[], redact?: unknown[], max_bytes?: number, frame?: string, tab_id?: number}} ScrapeExtractParams rows from the page */
 /** @typedef {{next_selector: string, rows_selector?: string, timeout_ms?: number, frame?: string, tab_id?: number}} ScrapeNextPageParams click next and wait for the rows to change */
-/** @typedef {{what: string, selector?: string, max_bytes?: number, properties?: unknown[], redact?: unknown[], frame?: string, tab_id?: number}} PageReadParams a reading helper's answer (text, html, links, forms, markdown, ...) */
+/** @typedef {{what: "text"|"html"|"links"|"forms"|"markdown"|"structured_data"|"media"|"styles", selector?: string, max_bytes?: number, properties?: unknown[], redact?: unknown[], frame?: string, tab_id?: number}} PageReadParams a reading helper's answer (text, html, links, forms, markdown, ...) */
 /** @typedef {{interactive_only?: boolean, scope?: string, max_depth?: number, boxes?: boolean, redact?: unknown[], timeout_ms?: number, frame?: string, tab_id?: number}} DomSnapshotParams the accessibility tree as text with refs, frames included */
 /** @typedef {{selector: string, duration_ms?: number, timeout_ms?: number, frame?: string, tab_id?: number}} DomHighlightParams outline and label one element */
 /** @typedef {{selector: string, redact?: unknown[], timeout_ms?: number, frame?: string, tab_id?: number}} DomDescribeParams an element as Playwright's locators name it (role and name, label, text; CSS) */
@@ -60,6 +60,67 @@
 /** @typedef {{tab_id?: number}} TabArchiveParams the page and its resources as one MHTML document */
 /** @typedef {{tab_id?: number}} PagePerformanceParams navigation and paint timings, Web Vitals, resources */
 /** @typedef {{tab_id?: number}} CaptureFlushParams the tab's buffered capture items to the app now (answers once they were forwarded) */
+
+/**
+ * Each operation's params by name: background/commands.js types its handler table (OPS) with it, so
+ * tsc checks every handler against its operation's parameters.
+ * @typedef {{
+ *   "page.info": PageInfoParams,
+ *   "dom.query": DomQueryParams,
+ *   "tabs.list": TabsListParams,
+ *   "tabs.track": TabsTrackParams,
+ *   "tabs.resolve": TabsResolveParams,
+ *   "tabs.open": TabsOpenParams,
+ *   "tabs.activate": TabsActivateParams,
+ *   "tabs.close": TabsCloseParams,
+ *   "state.save": StateSaveParams,
+ *   "state.load": StateLoadParams,
+ *   "tab.navigate": TabNavigateParams,
+ *   "js.execute": JsExecuteParams,
+ *   "tab.screenshot": TabScreenshotParams,
+ *   "tab.crop": TabCropParams,
+ *   "dom.count": DomCountParams,
+ *   "dom.wait": DomWaitParams,
+ *   "dom.click": DomClickParams,
+ *   "dom.fill": DomFillParams,
+ *   "dom.type": DomTypeParams,
+ *   "dom.press": DomPressParams,
+ *   "dom.select": DomSelectParams,
+ *   "dom.scroll": DomScrollParams,
+ *   "dom.check": DomCheckParams,
+ *   "dom.hover": DomHoverParams,
+ *   "dom.focus": DomFocusParams,
+ *   "dom.drag": DomDragParams,
+ *   "dom.upload": DomUploadParams,
+ *   "page.wait_for": PageWaitForParams,
+ *   "tab.history": TabHistoryParams,
+ *   "page.download": PageDownloadParams,
+ *   "page.dismiss_overlays": PageDismissOverlaysParams,
+ *   "scrape.extract": ScrapeExtractParams,
+ *   "scrape.next_page": ScrapeNextPageParams,
+ *   "page.read": PageReadParams,
+ *   "dom.snapshot": DomSnapshotParams,
+ *   "dom.highlight": DomHighlightParams,
+ *   "dom.describe": DomDescribeParams,
+ *   "a11y.audit": A11yAuditParams,
+ *   "dialogs.list": DialogsListParams,
+ *   "dialog.handle": DialogHandleParams,
+ *   "handoff.start": HandoffStartParams,
+ *   "handoff.end": HandoffEndParams,
+ *   "page.assert": PageAssertParams,
+ *   "page.injection_scan": PageInjectionScanParams,
+ *   "emulation.set": EmulationSetParams,
+ *   "emulation.user_agent": EmulationUserAgentParams,
+ *   "network.headers": NetworkHeadersParams,
+ *   "network.add_routes": NetworkAddRoutesParams,
+ *   "network.routes": NetworkRoutesParams,
+ *   "network.clear_routes": NetworkClearRoutesParams,
+ *   "tab.pdf": TabPdfParams,
+ *   "tab.archive": TabArchiveParams,
+ *   "page.performance": PagePerformanceParams,
+ *   "capture.flush": CaptureFlushParams,
+ * }} OpParams
+ */
 
 /** @type {Readonly<Record<string, OperationSpec>>} */
 export const OPERATIONS = Object.freeze({

@@ -92,7 +92,10 @@ function routeOf(/** @type {Record<string, any>} */ raw) {
   });
 }
 
-/** `network.add_routes`: new routes for the tab (a mock, or blocks); answers every route it has now. */
+/**
+ * `network.add_routes`: new routes for the tab (a mock, or blocks); answers every route it has now.
+ * @param {import("./operations.js").NetworkAddRoutesParams} p
+ */
 export async function addRoutes(tab, p) {
   const tabId = /** @type {number} */ (tab.id);
   if (!Array.isArray(p.routes) || p.routes.length === 0) throw new TPError(Codes.INVALID_PARAMS, "No routes given.");

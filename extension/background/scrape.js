@@ -9,6 +9,7 @@ import { splitFrame } from "./frame_refs.js";
 import { RawJson } from "./protocol.js";
 import { budget, inPage, inPageAt, requireString } from "./waiting.js";
 
+/** @param {import("./operations.js").ScrapeExtractParams} params */
 export async function extract(tab, params, frameMs) {
   const deadline = budget(params, frameMs);
   const { selector, fields, redact, max_bytes: maxBytes } = params;
@@ -69,6 +70,7 @@ async function rowsChanged(tabId, rowsSelector, before, deadline, frameId = 0) {
   return { how: changed || url !== before.url ? "changed" : "same", url };
 }
 
+/** @param {import("./operations.js").ScrapeNextPageParams} params */
 export async function nextPage(tab, params, frameMs) {
   const deadline = budget(params, frameMs);
   const nextSelector = requireString(params, "next_selector");

@@ -90,6 +90,7 @@ async function areaToTake(tab, params, frameMs) {
   return { area, view, whole, zoom, cutNote };
 }
 
+/** @param {import("./operations.js").TabScreenshotParams} params */
 export async function screenshot(tab, params, frameMs) {
   assertReadable(tab);
   const tabId = tab.id;

@@ -59,6 +59,7 @@ async function stitch(tabId, parentId, text, options, deadline, count) {
   return parts.join("\n");
 }
 
+/** @param {import("./operations.js").DomSnapshotParams} params */
 export async function snapshot(tab, params, frameMs) {
   const deadline = budget(params, frameMs);
   let frameId = typeof params.frame === "string" && params.frame.trim() ? await locateFrame(tab.id, params.frame) : 0;
@@ -103,6 +104,7 @@ async function toPage(tabId, found, scroll) {
   return placed.flat();
 }
 
+/** @param {import("./operations.js").DomHighlightParams} params */
 export async function highlight(tab, params, frameMs) {
   const deadline = budget(params, frameMs);
   const selector = requireString(params, "selector");

@@ -88,6 +88,7 @@ function checked(state) {
   return state;
 }
 
+/** @param {import("./operations.js").StateLoadParams} params */
 export async function loadState(tab, params) {
   const state = checked(params.state);
   const timeoutMs = params.timeout_ms ?? 30_000;

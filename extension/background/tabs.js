@@ -136,7 +136,10 @@ export function watchTrackedTab() {
   });
 }
 
-/** tabs.open: a new tab in front, in the last focused window, loading `url` (the agent's own tab). */
+/**
+ * tabs.open: a new tab in front, in the last focused window, loading `url` (the agent's own tab).
+ * @param {import("./operations.js").TabsOpenParams} params
+ */
 export async function openTab(params, load) {
   const tab = await ext.tabs.create({ url: "about:blank", active: true });
   if (tab.id === undefined) throw new TPError(Codes.INTERNAL, "The browser did not open a tab.");
@@ -155,7 +158,10 @@ export async function openTab(params, load) {
   }
 }
 
-/** tabs.activate: the tab in front of its window, and that window focused. */
+/**
+ * tabs.activate: the tab in front of its window, and that window focused.
+ * @param {import("./operations.js").TabsActivateParams} params
+ */
 export async function activateTab(params) {
   const tab = await getTab(params.tab_id);
   await ext.tabs.update(tab.id, { active: true });
@@ -164,7 +170,10 @@ export async function activateTab(params) {
   return { tab_id: now.id, url: now.url ?? "", title: now.title ?? "" };
 }
 
-/** tabs.close */
+/**
+ * tabs.close
+ * @param {import("./operations.js").TabsCloseParams} params
+ */
 export async function closeTab(params) {
   const tab = await getTab(params.tab_id);
   await ext.tabs.remove(tab.id);

@@ -98,6 +98,7 @@ const POINT_OPS = new Set(["dom.actionable"]);
  * messages), surviving navigations:
  * a tab that is about to navigate (a pending URL) or whose document went away mid-op is waited for
  * (until loaded, within the deadline) and the op runs again. Errors the page reports are thrown as is.
+ * @param {number} tabId @param {import("./page_ops.js").PageOp} op @param {Record<string, any>} params @param {Deadline} deadline
  */
 export async function inPage(tabId, op, params, deadline) {
   return (await inPageAt(tabId, op, params, deadline)).data;
@@ -106,6 +107,8 @@ export async function inPage(tabId, op, params, deadline) {
 /**
  * inPage, also saying which frame answered (`frameId`, 0: the top). `frameId` given: that frame,
  * whatever the selector says. A point a POINT_OPS op answers is in the tab's viewport.
+ * @param {number} tabId @param {import("./page_ops.js").PageOp} op @param {Record<string, any>} params
+ * @param {Deadline} deadline @param {number} [frameId]
  * @returns {Promise<{data: any, frameId: number}>}
  */
 export async function inPageAt(tabId, op, params, deadline, frameId = undefined) {
@@ -120,6 +123,7 @@ export async function inPageAt(tabId, op, params, deadline, frameId = undefined)
   return { data, frameId: frame };
 }
 
+/** @param {number} tabId @param {number} frameId @param {import("./page_ops.js").PageOp} op @param {Record<string, any>} params @param {Deadline} deadline */
 async function runInFrame(tabId, frameId, op, params, deadline) {
   for (let attempt = 0; ; attempt++) {
     let tab = await getTab(tabId);
@@ -164,7 +168,10 @@ async function runInFrame(tabId, frameId, op, params, deadline) {
   }
 }
 
-/** dom.wait: `{state, waited_ms}` once the selector reaches the state, across navigations. */
+/**
+ * dom.wait: `{state, waited_ms}` once the selector reaches the state, across navigations.
+ * @param {import("./operations.js").DomWaitParams} params
+ */
 export async function waitForState(tab, params, frameMs) {
   const deadline = budget(params, frameMs);
   const selector = requireString(params, "selector");

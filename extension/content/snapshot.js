@@ -671,6 +671,6 @@
     return described;
   }
 
-  Object.assign(tp.ops, { "dom.snapshot": domSnapshot, "dom.describe": domDescribe, "dom.highlight": domHighlight, "dom.unhighlight": () => (unhighlight(), { cleared: true }) });
+  Object.assign(tp.ops, { "dom.snapshot": domSnapshot, "dom.describe": domDescribe, "dom.highlight": domHighlight });
   Object.assign(tp.lib, { FRAME_MARK });
 })();

@@ -12,6 +12,7 @@ from tabpilot.engine.args import FrameArgs, TabArgs, arg, params_of
 from tabpilot.engine.commands import Cli, Command, Handler
 from tabpilot.engine.context import CommandContext
 from tabpilot.engine.errors import TabpilotError, shown
+from tabpilot.engine.operations import WAIT_UNTIL
 from tabpilot.engine.params import Param
 from tabpilot.engine.workflows import resolve, scrub
 
@@ -34,9 +35,6 @@ def check_url(url: str) -> str:
             param="url",
         )
     return url
-
-
-WAIT_UNTIL = ("load", "domcontentloaded", "networkidle")
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -49,6 +49,8 @@ READS = ("text", "html", "links", "forms", "markdown", "structured_data", "media
 FRAME = _p("frame", "string")
 """An iframe (selector, ref, name or URL pattern): the extension qualifies the op's selector with it."""
 WAIT_STATES = ("visible", "attached", "hidden", "detached")
+WAIT_UNTIL = ("load", "domcontentloaded", "networkidle")
+"""When a navigation counts as done (tabs.open, tab.navigate, and the commands' `wait_until`)."""
 
 OPERATIONS: tuple[Operation, ...] = (
     Operation("page.info", (TAB_ID,), summary="the observe page object"),
@@ -73,7 +75,7 @@ OPERATIONS: tuple[Operation, ...] = (
         "tabs.open",
         (
             _p("url", "string", required=True),
-            _p("wait_until", "string", enum=("load", "domcontentloaded", "networkidle")),
+            _p("wait_until", "string", enum=WAIT_UNTIL),
             TIMEOUT,
         ),
         page_changing=True,
@@ -92,7 +94,7 @@ OPERATIONS: tuple[Operation, ...] = (
         "tab.navigate",
         (
             _p("url", "string", required=True),
-            _p("wait_until", "string", enum=("load", "domcontentloaded", "networkidle")),
+            _p("wait_until", "string", enum=WAIT_UNTIL),
             TIMEOUT,
             TAB_ID,
         ),
