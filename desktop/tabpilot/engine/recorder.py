@@ -19,7 +19,7 @@ import asyncio
 import contextlib
 import logging
 from collections import OrderedDict, deque
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -92,11 +92,11 @@ class Recorder:
         frame, in_top = params.get("frame"), _describer(ctx, params, top=True)
         if isinstance(frame, str) and frame and in_top is not None:
             # The <iframe> itself, in the top document: the test scopes to it (a name or URL pattern fails here).
-            early["frame"] = asyncio.create_task(_aside(in_top(frame, 0)))
+            early["frame"] = asyncio.create_task(_aside(in_top, frame, 0))
         if command.mode in DESCRIBED_ACTIONS and command.tool == "interact" and describe is not None:
             for key in ("selector", "target"):
                 if isinstance(params.get(key), str) and params[key]:
-                    early[key] = asyncio.create_task(_aside(describe(params[key], _wait_ms(params))))
+                    early[key] = asyncio.create_task(_aside(describe, params[key], _wait_ms(params)))
             await asyncio.sleep(0)  # sent before the action, so the page answers before the click lands
         try:
             result = await command.run(ctx, params)
@@ -115,11 +115,12 @@ class Recorder:
         return result
 
 
-async def _aside(look: Awaitable[dict[str, Any] | None]) -> dict[str, Any] | None:
+async def _aside(look: Describe, selector: str, wait_ms: int) -> dict[str, Any] | None:
     """A look that runs beside the action, in a task of its own: its bridge calls are not the action's
-    (bench_hops' marks show the action's path alone)."""
+    (bench_hops' marks show the action's path alone). The look starts here, so a task cancelled before it
+    ran leaves no coroutine behind."""
     trace.untraced()
-    return await look
+    return await look(selector, wait_ms)
 
 
 def _recordable(command: AnyCommand, params: dict[str, Any]) -> bool:
