@@ -32,9 +32,9 @@ async function track(params) {
     await setTracked(null);
     return { tracked: null };
   }
-  const tab = Number.isInteger(params.tab_id) ? await getTab(params.tab_id) : await targetTab({});
+  const tab = Number.isInteger(params.tab_id) ? await getTab(params.tab_id) : await targetTab({}, { fresh: true });
   await setTracked(tab.id);
-  return { tracked: shown(tab.id === undefined ? tab : await getTab(tab.id)) };
+  return { tracked: shown(tab) };
 }
 
 /** An op on the page's elements: the target tab, readable; (tab, params, frame timeout_ms) → data. */

@@ -3,30 +3,22 @@
 // the frame into a selector (`@f12 >> #receipt`), so what is left here is page.wait_for's `text` (looked
 // for in that frame's document) and page.download's `url` (relative to that frame's address).
 import { frameUrl, locateFrame } from "./frames.js";
-import { Codes, TPError } from "./protocol.js";
 import { getTab } from "./tabs.js";
 import { budget, inPageAt, requireString } from "./waiting.js";
 
 /** @param {Record<string, any>} params */
 const frameOf = (params) => (typeof params.frame === "string" && params.frame.trim() ? params.frame : null);
 
-/** The tab's own conditions: no frame has a URL bar, a network or a load of its own here. */
-const TAB_CONDITIONS = ["url", "network_idle", "load"];
-
 /**
- * page.wait_for with `frame`: `text` waited for in that frame; `url`, `network_idle` and `load` are the
- * tab's (invalid_params). Without `frame` (or with a selector withFrame qualified): `waitFor` itself.
+ * page.wait_for with `frame`: `text` waited for in that frame (the app refuses `frame` with `url`,
+ * `network_idle` and `load`, which are the tab's). Without `frame`, or with a selector withFrame
+ * qualified: `waitFor` itself.
  * @param {(tab: chrome.tabs.Tab, params: Record<string, any>, frameMs: number) => Promise<any>} waitFor
  */
 export function waitForInFrame(waitFor) {
   return async (/** @type {chrome.tabs.Tab} */ tab, /** @type {Record<string, any>} */ params, /** @type {number} */ frameMs) => {
     const frame = frameOf(params);
-    if (frame === null) return waitFor(tab, params, frameMs);
-    const other = TAB_CONDITIONS.find((k) => params[k] !== undefined && params[k] !== null && params[k] !== false);
-    if (other) {
-      throw new TPError(Codes.INVALID_PARAMS, `'frame' goes with 'selector' or 'text'; ${other} is the tab's, not a frame's.`, { param: "frame" });
-    }
-    if (params.text === undefined) return waitFor(tab, params, frameMs); // no condition: waitFor says so
+    if (frame === null || params.text === undefined) return waitFor(tab, params, frameMs);
     const deadline = budget(params, frameMs);
     const frameId = await locateFrame(/** @type {number} */ (tab.id), frame);
     const text = requireString(params, "text");
