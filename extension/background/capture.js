@@ -38,12 +38,17 @@ function flushFrame() {
 /**
  * capture.flush, before the app reads captured data: the frames of the tab that hold capture items send
  * them now, and this answers only once their batches went to the app — on the same connection, before
- * this answer, so the app has filed them when the answer comes. Nothing held: answers at once.
+ * this answer, so the app has filed them when the answer comes.
+ *
+ * The top frame is always asked. Its `captureOpen` travels by runtime messaging, which can arrive after
+ * an answer that came by the debugger: `execute_js` that awaits a fetch returns through CDP while the
+ * relay's note that it holds the request is still on its way, and a read asked at once would miss it.
+ * Asking the relay orders the two (its flush request and the page side's items share one port).
  */
 export async function flushCapture(tab) {
-  const frames = tab.id === undefined ? undefined : holding.get(tab.id);
-  if (!frames?.size || tab.id === undefined) return { flushed: 0, frames: 0 };
+  if (tab.id === undefined) return { flushed: 0, frames: 0 };
   const tabId = tab.id;
+  const frames = new Set(holding.get(tabId) ?? []).add(0);
   holding.delete(tabId); // the batches that answer say again whether anything is still held
   const asked = [...frames].map((frameId) =>
     ext.scripting.executeScript({ target: { tabId, frameIds: [frameId] }, injectImmediately: true, func: flushFrame }).then(

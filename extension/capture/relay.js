@@ -8,8 +8,8 @@
 // A read of captured data must not miss what a page did a moment ago: the worker's `capture.flush`
 // calls `__tabpilotCaptureFlush()` here (executeScript, this isolated world), which has the page side
 // hand over its queue, sends the batch at once and resolves only once the worker forwarded it to the
-// app. To keep that cheap the worker asks only frames that told it they hold something (`captureOpen`,
-// sent once per batch window; each batch says whether more is still held).
+// app. To keep that cheap the worker asks the top frame and only those subframes that told it they
+// hold something (`captureOpen`, sent once per batch window; each batch says whether more is held).
 (() => {
   if (globalThis.__tabpilotRelay) return;
   globalThis.__tabpilotRelay = true;

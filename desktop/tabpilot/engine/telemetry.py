@@ -89,8 +89,8 @@ async def flush_capture(ctx: CommandContext, tab_id: int | None) -> None:
     """Before a read of captured data: the tab hands over what its page has buffered (the page batches its
     capture for up to ~150 ms), and the answer comes only after the batch reached the app (events and
     results share one connection, in order). So a request that finished before the read is in it. Cheap:
-    the extension asks the page only when it has something buffered. Best effort: a browser that cannot
-    (an older extension, a tab gone) leaves the read as it was."""
+    the extension asks the top frame, and other frames only when they said they hold something. Best
+    effort: a browser that cannot (an older extension, a tab gone) leaves the read as it was."""
     if tab_id is None or not ctx.browser.connected:
         return
     with contextlib.suppress(TabpilotError):
