@@ -61,7 +61,12 @@ async def shown(name: str, window: QWidget, area: QRect | None = None) -> bool:
     still move a box after it was framed): we then say again where it is now, repainted."""
     while True:
         await painted(window, sync=False)
-        say("SHOWN", name=name, geometry=rect(area if area is not None else window.frameGeometry()))
+        say(
+            "SHOWN",
+            name=name,
+            geometry=rect(area if area is not None else window.frameGeometry()),
+            winid=int(window.winId()),
+        )
         line = await next_line()
         if line.strip() != "where":
             return bool(line)

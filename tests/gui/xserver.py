@@ -105,37 +105,50 @@ class XServer:
                     return None
                 pytest.fail(f"no screenshot showed {what} within {timeout:g} s (see {path})", pytrace=False)
 
+    def xwininfo(self, winid: int) -> str:
+        """What xwininfo says of window `winid`, with its place in the window tree."""
+        return subprocess.run(
+            [need("xwininfo", "x11-utils"), "-id", str(winid), "-tree", "-stats"],
+            env=self.env,
+            capture_output=True,
+            text=True,
+            timeout=10,
+        ).stdout
+
+    def window_rect(self, winid: int, *, embedded: bool = False) -> QRect | None:
+        """Where the X server has window `winid` (its own area, absolute); None while it is not mapped, or
+        with `embedded`, while it is not yet reparented away from the root window."""
+        out = self.xwininfo(winid)
+        fields = dict(line.strip().split(": ", 1) for line in out.splitlines() if ": " in line)
+        if fields.get("Map State") != "IsViewable":
+            return None
+        parent = next((line for line in out.splitlines() if "Parent window id" in line), "")
+        if embedded and (not parent or "(the root window)" in parent):
+            return None
+        return QRect(
+            int(fields["Absolute upper-left X"]),
+            int(fields["Absolute upper-left Y"]),
+            int(fields["Width"]),
+            int(fields["Height"]),
+        )
+
     def embedded_icon(self, winid: int, timeout: float = 10.0) -> QRect:
         """The icon window's place on screen once the tray host has reparented (embedded) and mapped it.
 
         QSystemTrayIcon.geometry() cannot tell: after XEmbed reparenting Qt still believes it sits at 0,0.
         """
-        xwininfo = need("xwininfo", "x11-utils")
-        last = [""]
-
-        def embedded() -> QRect | None:
-            out = last[0] = subprocess.run(
-                [xwininfo, "-id", str(winid), "-tree", "-stats"],
-                env=self.env,
-                capture_output=True,
-                text=True,
-                timeout=10,
-            ).stdout
-            fields = dict(line.strip().split(": ", 1) for line in out.splitlines() if ": " in line)
-            parent = next((line for line in out.splitlines() if "Parent window id" in line), "")
-            if fields.get("Map State") == "IsViewable" and parent and "(the root window)" not in parent:
-                return QRect(
-                    int(fields["Absolute upper-left X"]),
-                    int(fields["Absolute upper-left Y"]),
-                    int(fields["Width"]),
-                    int(fields["Height"]),
-                )
-            return None
-
         try:
-            return until_sync(embedded, timeout=timeout, interval=0.05, what="the tray host to embed the icon")
+            found = until_sync(
+                lambda: self.window_rect(winid, embedded=True),
+                timeout=timeout,
+                interval=0.05,
+                what="the tray host to embed the icon",
+            )
         except AssertionError:
-            pytest.fail(f"the tray host did not embed the tray icon within {timeout:g} s:\n{last[0]}", pytrace=False)
+            said = self.xwininfo(winid)
+            pytest.fail(f"the tray host did not embed the tray icon within {timeout:g} s:\n{said}", pytrace=False)
+        assert found is not None  # until_sync returns only once it has one
+        return found
 
     def move_mouse(self, at: QPoint) -> None:
         self._xdotool("mousemove", "--sync", str(at.x()), str(at.y()))
