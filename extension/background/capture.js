@@ -29,12 +29,6 @@ function setHolding(tabId, frameId, on) {
   }
 }
 
-/** Runs in a frame's isolated world: its relay's flush (0 when capture does not run there). */
-function flushFrame() {
-  const flush = /** @type {any} */ (globalThis).__tabpilotCaptureFlush;
-  return typeof flush === "function" ? flush() : 0;
-}
-
 /**
  * capture.flush, before the app reads captured data: the frames of the tab that hold capture items send
  * them now, and this answers only once their batches went to the app — on the same connection, before
@@ -51,9 +45,9 @@ export async function flushCapture(tab) {
   const frames = new Set(holding.get(tabId) ?? []).add(0);
   holding.delete(tabId); // the batches that answer say again whether anything is still held
   const asked = [...frames].map((frameId) =>
-    ext.scripting.executeScript({ target: { tabId, frameIds: [frameId] }, injectImmediately: true, func: flushFrame }).then(
-      ([frame]) => (typeof frame?.result === "number" ? frame.result : 0),
-      () => 0, // the frame went away: its relay sent what it had as it hid
+    ext.tabs.sendMessage(tabId, { captureFlush: true }, frameId).then(
+      (sent) => (typeof sent === "number" ? sent : 0),
+      () => 0, // no relay there (the frame went away, or capture does not run in it): nothing held
     ),
   );
   let timer = 0;

@@ -34,6 +34,11 @@ export const tabs = {
   create: (properties) => chrome.tabs.create(properties),
   /** @param {number} tabId @returns {Promise<void>} */
   remove: (tabId) => chrome.tabs.remove(tabId),
+  /**
+   * A message to the content scripts of one frame; resolves with the first answer.
+   * @param {number} tabId @param {unknown} message @param {number} frameId @returns {Promise<unknown>}
+   */
+  sendMessage: (tabId, message, frameId) => chrome.tabs.sendMessage(tabId, message, { frameId }),
   /** @param {number} tabId */
   goBack: (tabId) => chrome.tabs.goBack(tabId),
   /** @param {number} tabId */

@@ -6,10 +6,10 @@
 // known: WebSockets on, bodies off) and drops what a toggle forbids.
 //
 // A read of captured data must not miss what a page did a moment ago: the worker's `capture.flush`
-// calls `__tabpilotCaptureFlush()` here (executeScript, this isolated world), which has the page side
-// hand over its queue, sends the batch at once and resolves only once the worker forwarded it to the
-// app. To keep that cheap the worker asks the top frame and only those subframes that told it they
-// hold something (`captureOpen`, sent once per batch window; each batch says whether more is held).
+// sends `{captureFlush: true}` here (tabs.sendMessage to this frame), which has the page side hand over
+// its queue, sends the batch at once and answers only once the worker forwarded it to the app. To keep
+// that cheap the worker asks the top frame and only those subframes that told it they hold something
+// (`captureOpen`, sent once per batch window; each batch says whether more is held).
 (() => {
   if (globalThis.__tabpilotRelay) return;
   globalThis.__tabpilotRelay = true;
@@ -102,7 +102,15 @@
       setTimeout(finish, HUB_WAIT_MS);
     });
   }
-  Object.defineProperty(globalThis, "__tabpilotCaptureFlush", { value: flushNow, configurable: true });
+  try {
+    chrome.runtime.onMessage.addListener((msg, sender, reply) => {
+      if (msg?.captureFlush !== true || sender.id !== chrome.runtime.id) return false;
+      flushNow().then(reply, () => reply(0));
+      return true; // answers once the worker has the batch
+    });
+  } catch {
+    // the extension was reloaded: this copy is orphaned and has nothing to hand over
+  }
 
   function schedule() {
     if (!settings) return;
