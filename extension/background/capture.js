@@ -42,6 +42,12 @@ function setHolding(tabId, frameId, on) {
 export async function flushCapture(tab) {
   if (tab.id === undefined) return { flushed: 0, frames: 0 };
   const tabId = tab.id;
+  const answer = await flushFrames(tabId);
+  return { ...answer, tab_id: tabId }; // the app reads this tab when it named none
+}
+
+/** @param {number} tabId */
+async function flushFrames(tabId) {
   const frames = new Set(holding.get(tabId) ?? []).add(0);
   holding.delete(tabId); // the batches that answer say again whether anything is still held
   const asked = [...frames].map((frameId) =>

@@ -115,6 +115,8 @@ class FakeBrowser:
         default: Reply = answer(dict(params)) if answer is not None else {"op": op, "params": dict(params)}
         if op == "tabs.resolve":  # the engine asks which tab an approval is for
             default = {"tab_id": params.get("tab_id", 1), "url": self.active_url or "", "title": "Fake"}
+        if op == "capture.flush":  # says which tab it flushed, as the extension does
+            default = {"tab_id": params.get("tab_id", 1), "flushed": 0, "frames": 1}
         queued = self.queued.get(op)
         reply = queued.pop(0) if queued else self.replies.get(op, default)
         if isinstance(reply, BaseException):

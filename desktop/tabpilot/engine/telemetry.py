@@ -7,7 +7,6 @@ when no browser is connected, the buffers of every tab (entries carry their `tab
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, NotRequired, TypedDict
@@ -85,16 +84,28 @@ FLUSH_TIMEOUT_S = 2.0
 """How long a read waits for the tab's capture hand-over at most (the extension bounds it at 0.5 s)."""
 
 
-async def flush_capture(ctx: CommandContext, tab_id: int | None) -> None:
+async def flush_capture(ctx: CommandContext, tab_id: int | None) -> int | None:
     """Before a read of captured data: the tab hands over what its page has buffered (the page batches its
     capture for up to ~150 ms), and the answer comes only after the batch reached the app (events and
     results share one connection, in order). So a request that finished before the read is in it. Cheap:
-    the extension asks the top frame, and other frames only when they said they hold something. Best
-    effort: a browser that cannot (an older extension, a tab gone) leaves the read as it was."""
-    if tab_id is None or not ctx.browser.connected:
-        return
-    with contextlib.suppress(TabpilotError):
-        await ctx.browser.request("capture.flush", {"tab_id": tab_id}, timeout_s=FLUSH_TIMEOUT_S)
+    the extension asks the top frame, and other frames only when they said they hold something.
+
+    Answers the tab to read, as `target_tab` does: without `tab_id` the extension flushes the tab commands
+    go to and says which (one round trip, not two). Best effort: a browser that cannot (an older
+    extension, a tab gone) leaves the read as it was."""
+    if not ctx.browser.connected:
+        return tab_id
+    params = {} if tab_id is None else {"tab_id": tab_id}
+    try:
+        answer = await ctx.browser.request("capture.flush", params, timeout_s=FLUSH_TIMEOUT_S)
+    except TabpilotError:
+        answer = {}
+    if tab_id is not None:
+        return tab_id
+    found = answer.get("tab_id")
+    if isinstance(found, int) and not isinstance(found, bool):
+        return found
+    return await target_tab(ctx, None)
 
 
 class Listing(TypedDict):
@@ -118,10 +129,9 @@ class Cleared(TypedDict):
 
 async def _read(ctx: CommandContext, a: ListingArgs, kind: Kind, match: Match | None) -> Listing:
     store = store_for(ctx.engine)
-    tab_id = await target_tab(ctx, a.tab_id)
     if not store.enabled(kind):
         return {
-            "tab_id": tab_id,
+            "tab_id": await target_tab(ctx, a.tab_id),
             "entries": [],
             "count": 0,
             "cursor": store.cursor,
@@ -129,7 +139,7 @@ async def _read(ctx: CommandContext, a: ListingArgs, kind: Kind, match: Match | 
             "capture_enabled": False,
             "note": OFF_NOTES[kind],
         }
-    await flush_capture(ctx, tab_id)
+    tab_id = await flush_capture(ctx, a.tab_id)
     page = store.entries(kind, tab_id=tab_id, match=match, limit=a.limit, since_cursor=a.since_cursor)
     # A page echoes what was typed into it, keystroke by keystroke ('S', 'S3', 'S3c', …): secrets Tabpilot
     # typed never come back in clear, nor the beginnings of them.

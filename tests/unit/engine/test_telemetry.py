@@ -34,7 +34,8 @@ async def test_reads_go_to_the_tab_commands_go_to(engine: Engine, browser: FakeB
     feed(engine, 1, {"kind": "log", "level": "log", "text": "mine"})
     feed(engine, 2, {"kind": "log", "level": "log", "text": "other tab"})
     answer = await engine.call("observe", {"what": "logs"})
-    assert browser.ops == ["tabs.resolve", "capture.flush"]  # the tab hands over what it buffered, then the read
+    # The tab commands go to hands over what it buffered and says which it is (one round trip), then the read.
+    assert browser.ops == ["capture.flush"] and browser.calls[0].params == {}
     assert answer["tab_id"] == 1 and [e["text"] for e in answer["entries"]] == ["mine"]
     assert answer["count"] == 1 and answer["cursor"] == 2 and answer["more"] is False
     other = await engine.call("observe", {"what": "logs", "tab_id": 2})
@@ -218,14 +219,16 @@ async def test_a_read_has_what_the_tab_handed_over_when_asked_and_goes_on_when_i
     engine: Engine, browser: FakeBrowser
 ) -> None:
     async def flushed(params: dict[str, Any]) -> dict[str, Any]:
-        feed(
-            engine, params["tab_id"], {"kind": "network", "method": "GET", "url": "https://a.test/api/x", "status": 200}
-        )
-        return {"flushed": 1}
+        feed(engine, 1, {"kind": "network", "method": "GET", "url": "https://a.test/api/x", "status": 200})
+        return {"tab_id": 1, "flushed": 1, "frames": 1}
 
     browser.replies["capture.flush"] = flushed
     answer = await engine.call("observe", {"what": "network"})
-    assert [e["url"] for e in answer["entries"]] == ["https://a.test/api/x"]
-    browser.replies["capture.flush"] = TabpilotError("not_supported", "This extension does not know the operation.")
-    again = await engine.call("observe", {"what": "network", "since_cursor": answer["cursor"]})
-    assert again["entries"] == [] and again["tab_id"] == 1
+    assert [e["url"] for e in answer["entries"]] == ["https://a.test/api/x"] and answer["tab_id"] == 1
+    # An extension that cannot flush (or an older one that does not say which tab): the tab is asked apart.
+    for cannot in (TabpilotError("not_supported", "This extension does not know the operation."), {"flushed": 0}):
+        browser.calls.clear()
+        browser.replies["capture.flush"] = cannot
+        again = await engine.call("observe", {"what": "network", "since_cursor": answer["cursor"]})
+        assert again["entries"] == [] and again["tab_id"] == 1
+        assert browser.ops == ["capture.flush", "tabs.resolve"]
