@@ -40,6 +40,21 @@ function deviceMetrics(device) {
   return { width, height, deviceScaleFactor: Number(device.device_scale_factor) || 1, mobile: !!device.mobile };
 }
 
+const DRAWN_BOUND_MS = 250; // a hidden tab draws no frames: then the picture is taken after this
+
+/**
+ * After a device override, until the page has drawn a frame at its new size: a capture at once could show
+ * the frame from before the resize, blank where the new layout puts things (seen under load, a tablet shot
+ * white). Two animation frames, as a frame asked for in the first is drawn with the new layout.
+ */
+async function drawnAfterResize(tabId) {
+  const expression = `new Promise((done) => {
+    const timer = setTimeout(done, ${DRAWN_BOUND_MS});
+    requestAnimationFrame(() => requestAnimationFrame(() => { clearTimeout(timer); done(); }));
+  })`;
+  await cdp.send(tabId, "Runtime.evaluate", { expression, awaitPromise: true, returnByValue: true });
+}
+
 /** Back to the tab's own metrics, then its standing emulation (configure emulate_device), if it has one. */
 async function restoreDevice(tabId) {
   for (const [method, params] of restoreCalls(cdp.overrides.get(tabId, "emulation"))) await cdp.send(tabId, method, params);
@@ -100,6 +115,7 @@ export async function screenshot(tab, params, frameMs) {
     await cdp.send(tabId, "Emulation.setDeviceMetricsOverride", deviceMetrics(params.device));
   }
   try {
+    if (params.device) await drawnAfterResize(tabId);
     const { area, view, whole, zoom, cutNote } = await areaToTake(tab, params, frameMs);
     const dpr = await pixelRatio(tabId);
     const { area: taken, cut } = capped(area, dpr * scale * zoom);
