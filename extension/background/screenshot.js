@@ -50,7 +50,9 @@ const DRAWN_BOUND_MS = 250; // a hidden tab draws no frames: then the picture is
 async function drawnAfterResize(tabId) {
   const expression = `new Promise((done) => {
     const timer = setTimeout(done, ${DRAWN_BOUND_MS});
-    requestAnimationFrame(() => requestAnimationFrame(() => { clearTimeout(timer); done(); }));
+    try {
+      requestAnimationFrame(() => requestAnimationFrame(() => { clearTimeout(timer); done(); }));
+    } catch {} // a page that broke requestAnimationFrame: the bound holds
   })`;
   await cdp.send(tabId, "Runtime.evaluate", { expression, awaitPromise: true, returnByValue: true });
 }
