@@ -94,11 +94,11 @@ export async function targetTab(params, { fresh = false } = {}) {
     if (!fresh) return known;
   }
   const look = fresh ? getTab : describedTab;
-  if (Number.isInteger(params.tab_id)) return look(params.tab_id);
+  if (Number.isInteger(params.tab_id)) return firstPage(await look(params.tab_id));
   const tracked = await trackedTabId();
   if (tracked !== null) {
     try {
-      return await look(tracked);
+      return firstPage(await look(tracked));
     } catch {
       await setTracked(null);
     }
@@ -106,7 +106,34 @@ export async function targetTab(params, { fresh = false } = {}) {
   let [tab] = await ext.tabs.query({ active: true, lastFocusedWindow: true });
   if (!tab) [tab] = await ext.tabs.query({ active: true });
   if (!tab) throw new TPError(Codes.TAB_CLOSED, "The browser has no open tab to work in.");
-  return tab;
+  return firstPage(tab);
+}
+
+const FIRST_PAGE_MS = 5000;
+
+/**
+ * A tab opened a moment ago (by a link, `window.open`) has no address until its first page commits, only
+ * a pending one: the tab is waited for until it has one, within FIRST_PAGE_MS, rather than being taken
+ * for a page extensions cannot enter. Any other tab is returned as it is, at once.
+ * @param {chrome.tabs.Tab} tab @returns {Promise<chrome.tabs.Tab>}
+ */
+function firstPage(tab) {
+  if (tab.url || !tab.pendingUrl || tab.id === undefined) return Promise.resolve(tab);
+  const tabId = tab.id;
+  return new Promise((resolve) => {
+    let timer = 0;
+    const done = (/** @type {chrome.tabs.Tab} */ now) => {
+      clearTimeout(timer);
+      ext.tabs.onUpdated.removeListener(updated);
+      resolve(now);
+    };
+    const updated = (/** @type {number} */ id, /** @type {unknown} */ _change, /** @type {chrome.tabs.Tab} */ now) => {
+      if (id === tabId && now.url) done(now);
+    };
+    ext.tabs.onUpdated.addListener(updated);
+    timer = setTimeout(() => getTab(tabId).then(done, () => done(tab)), FIRST_PAGE_MS);
+    getTab(tabId).then((now) => now.url && done(now), () => done(tab)); // it may have committed meanwhile
+  });
 }
 
 export function isRestricted(url) {
@@ -114,7 +141,14 @@ export function isRestricted(url) {
 }
 
 export function assertReadable(tab) {
-  if (isRestricted(tab.url ?? tab.pendingUrl ?? "")) {
+  if (!tab.url && tab.pendingUrl && !isRestricted(tab.pendingUrl)) {
+    throw new TPError(
+      Codes.TIMEOUT,
+      `Tab ${tab.id} is still opening its first page (${tab.pendingUrl.split("?")[0]}); ask again once it has loaded.`,
+      { tab_id: tab.id, url: tab.pendingUrl },
+    );
+  }
+  if (isRestricted(tab.url || tab.pendingUrl || "")) {
     throw new TPError(
       Codes.NOT_SUPPORTED,
       `Tabpilot cannot work in ${(tab.url || "this page").split("?")[0]}: browsers keep extensions out of their own pages. Navigate the tab to a web page first.`,

@@ -1,12 +1,19 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { targetTab, watchTabs } from "../background/tabs.js";
+import { assertReadable, targetTab, watchTabs } from "../background/tabs.js";
 
 /** A chrome.* event: listeners kept, fired by the test. */
 function event() {
   const listeners = [];
-  return { addListener: (fn) => listeners.push(fn), fire: (...args) => listeners.forEach((fn) => fn(...args)) };
+  return {
+    addListener: (fn) => listeners.push(fn),
+    removeListener: (fn) => listeners.splice(listeners.indexOf(fn) >>> 0, 1),
+    fire: (...args) => [...listeners].forEach((fn) => fn(...args)),
+    get count() {
+      return listeners.length;
+    },
+  };
 }
 
 // A browser with one tab whose state the test changes, counting how often the extension asks for it.
@@ -76,4 +83,29 @@ test("a tab is asked for once, then kept as the browser's events describe it, an
   browser.closed = true;
   on.tabs.onRemoved.fire(7, { windowId: 1, isWindowClosing: false });
   await assert.rejects(targetTab({ tab_id: 7 }), { code: "tab_closed" });
+});
+
+test("a tab still opening its first page (a link's new tab) is waited for until it has an address", async () => {
+  browser.closed = false;
+  browser.tab = { id: 7, url: "", pendingUrl: "https://shop.example/new", status: "loading", active: true };
+  on.webNavigation.onBeforeNavigate.fire({ tabId: 7, frameId: 0, url: browser.tab.pendingUrl });
+  const listening = on.tabs.onUpdated.count;
+  let settled = false;
+  const looking = targetTab({ tab_id: 7 }).then((tab) => {
+    settled = true;
+    return tab;
+  });
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.equal(settled, false, "not answered while the tab has no address");
+  browser.tab = { id: 7, url: "https://shop.example/new", status: "loading", active: true };
+  on.tabs.onUpdated.fire(7, { url: browser.tab.url }, { ...browser.tab });
+  assert.equal((await looking).url, "https://shop.example/new");
+  assert.equal(on.tabs.onUpdated.count, listening, "the wait stopped listening");
+});
+
+test("a tab with only a pending address is a page still loading, not one extensions cannot enter", () => {
+  const opening = { id: 7, url: "", pendingUrl: "https://shop.example/new?x=1" };
+  assert.throws(() => assertReadable(opening), { code: "timeout", message: /still opening its first page \(https:\/\/shop.example\/new\)/ });
+  assert.throws(() => assertReadable({ id: 7, url: "", pendingUrl: "chrome://settings/" }), { code: "not_supported" });
+  assert.doesNotThrow(() => assertReadable({ id: 7, url: "https://shop.example/", pendingUrl: "chrome://settings/" }));
 });

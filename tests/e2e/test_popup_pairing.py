@@ -88,7 +88,11 @@ async def test_your_own_browser_pairs_and_works_beside_the_managed_one(make_app:
                 "interact", {"action": "navigate", "url": site.url("/a11y.html"), "tab_id": blank["tab_id"]}
             )
             assert done["status"] == "complete"
-            assert mine_page.url == site.url("/a11y.html")  # in the person's own browser, not the managed one
+            # In the person's own browser, not the managed one (Playwright hears of it on its own connection,
+            # which can trail the extension's answer).
+            await until(
+                lambda: mine_page.url == site.url("/a11y.html"), timeout=5, what="the person's tab on the new page"
+            )
             managed_urls = [p.url for p in app.managed.context.pages]  # type: ignore[union-attr]
             assert site.url("/a11y.html") not in managed_urls
         finally:

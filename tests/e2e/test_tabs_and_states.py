@@ -306,6 +306,23 @@ async def test_a_link_opening_a_new_tab_gives_that_tab_to_the_agent(
         await other.close()
 
 
+async def test_a_new_tab_still_waiting_for_its_first_page_is_read_once_that_page_is_there(
+    e2e_app: App, e2e_home: Path, site: FixtureSite, pilot_on: None
+) -> None:
+    agent = await _agent(e2e_home)
+    try:
+        opened = await agent.ok("interact", {"action": "new_tab", "url": site.url("/opener.html")})
+        clicked = await agent.ok("interact", {"action": "click", "selector": "#slow"})  # the server answers in 1.5 s
+        new = clicked["new_tab"]
+        # Until then the tab has no address of its own, only a pending one: it is not a browser page.
+        page = await agent.ok("observe", {"what": "page", "tab_id": new["tab_id"]})
+        assert (page["title"], page["url"]) == ("Slow", site.url("/slow?s=1.5")), page
+        for tab in (new, opened):
+            await agent.ok("interact", {"action": "close_tab", "tab_id": tab["tab_id"]})
+    finally:
+        await agent.close()
+
+
 async def _titled(agent: StdioMcp, title: str) -> dict[str, Any] | None:
     page = await agent.ok("observe", {"what": "page"})
     return page if page["title"] == title else None
