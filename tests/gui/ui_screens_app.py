@@ -284,8 +284,11 @@ async def main(qt_app: QApplication) -> int:
             lambda: next((w for w in qt_app.topLevelWidgets() if w.isVisible() and w.inherits("QMessageBox")), None),
             what="the error",
         )
-        # Where the box is once the window manager has framed and placed it, not where Qt first put it.
-        await until(lambda: box.frameGeometry() != box.geometry(), what="the window manager to frame the box")
+        # Where the box is once the window manager has framed and placed it, not where Qt first put it. Under
+        # load Qt can hear of the frame late (seen: over 10 s): then the box's own area is said, and the test
+        # asks again ("where") if its screenshots do not show it there.
+        with contextlib.suppress(AssertionError):
+            await until(lambda: box.frameGeometry() != box.geometry(), what="the window manager to frame the box")
         go_on = await shown("invalid-workflow-error", box)
         box.close()
         if not go_on:
