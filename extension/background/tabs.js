@@ -118,7 +118,7 @@ const FIRST_PAGE_MS = 5000;
  * @param {chrome.tabs.Tab} tab @returns {Promise<chrome.tabs.Tab>}
  */
 function firstPage(tab) {
-  if (tab.url || !tab.pendingUrl || tab.id === undefined) return Promise.resolve(tab);
+  if (tab.url || !tab.pendingUrl || isRestricted(tab.pendingUrl) || tab.id === undefined) return Promise.resolve(tab);
   const tabId = tab.id;
   return new Promise((resolve) => {
     let timer = 0;

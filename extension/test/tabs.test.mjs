@@ -101,6 +101,12 @@ test("a tab still opening its first page (a link's new tab) is waited for until 
   on.tabs.onUpdated.fire(7, { url: browser.tab.url }, { ...browser.tab });
   assert.equal((await looking).url, "https://shop.example/new");
   assert.equal(on.tabs.onUpdated.count, listening, "the wait stopped listening");
+
+  // Opening a browser page: nothing to wait for, it will not be one Tabpilot can enter.
+  browser.tab = { id: 7, url: "", pendingUrl: "chrome://settings/", status: "loading", active: true };
+  on.webNavigation.onBeforeNavigate.fire({ tabId: 7, frameId: 0, url: browser.tab.pendingUrl });
+  assert.equal((await targetTab({ tab_id: 7 })).pendingUrl, "chrome://settings/");
+  assert.equal(on.tabs.onUpdated.count, listening);
 });
 
 test("a tab with only a pending address is a page still loading, not one extensions cannot enter", () => {
