@@ -145,7 +145,7 @@ class Engine:
         prompt; a replay's domain lock still holds. Agents' paths (MCP, HTTP) never set it.
         `session` names the agent session that owns tabs (one MCP session, the CLI); none: the agent's name.
         """
-        caller = Session(PERSON, agent) if approved else Session(session or agent, agent)
+        caller = Session(PERSON, agent, person=True) if approved else Session(session or agent, agent)
         self.tab_owners.seen(caller)
         try:
             return dict(self._scrubbed(await self._call(tool, args, caller, progress, approved)))
@@ -366,7 +366,7 @@ class Engine:
     async def _pick_tab(self, params: dict[str, Any], caller: Session, *, acting: bool) -> None:
         """The tab a call goes to, by the ownership rule (engine/tab_owners.py); set in `params` when the
         caller's own tab is the one (or when it had to be looked up, so that it cannot change meanwhile)."""
-        if caller.key == PERSON:
+        if caller.person:
             return
         owners = self.tab_owners
         named = params.get("tab_id")

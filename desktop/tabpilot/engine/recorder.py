@@ -26,7 +26,6 @@ from typing import TYPE_CHECKING, Any
 from tabpilot import trace
 from tabpilot.engine.errors import TabpilotError
 from tabpilot.engine.pycode import css_locator, env_name, uses_secrets
-from tabpilot.engine.tab_owners import PERSON
 
 if TYPE_CHECKING:
     from tabpilot.engine.commands import AnyCommand
@@ -85,7 +84,7 @@ class Recorder:
 
     async def run(self, command: AnyCommand, ctx: CommandContext, params: dict[str, Any]) -> dict[str, Any]:
         """Run `command` and keep what it did, when it is an agent's page action or check."""
-        if ctx.session.key == PERSON or not _recordable(command, params):
+        if ctx.session.person or not _recordable(command, params):
             return await command.run(ctx, params)
         describe = _describer(ctx, params)
         early: dict[str, asyncio.Task[dict[str, Any] | None]] = {}

@@ -17,7 +17,6 @@ from tabpilot.engine.context import CommandContext
 from tabpilot.engine.errors import TabpilotError
 from tabpilot.engine.interact import TIMEOUT_MARGIN_S, check_url
 from tabpilot.engine.operations import WAIT_UNTIL
-from tabpilot.engine.tab_owners import PERSON
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -51,7 +50,7 @@ async def _new_tab(ctx: CommandContext, a: NewTabArgs) -> TabRef:
     params = {**a.wire(), "url": check_url(a.url)}
     answer = await ctx.browser_request("tabs.open", params, timeout_s=a.timeout_ms / 1000 + TIMEOUT_MARGIN_S)
     tab = _tab(answer)
-    if ctx.session.key != PERSON:
+    if not ctx.session.person:
         ctx.engine.tab_owners.claim(tab["tab_id"], ctx.session)
     return tab
 
@@ -66,7 +65,7 @@ async def _switch_tab(ctx: CommandContext, a: TabIdArgs) -> TabRef:
 async def _close_tab(ctx: CommandContext, a: TabIdArgs) -> TabClosed:
     owners = ctx.engine.tab_owners
     owner = owners.owner(a.tab_id)
-    if ctx.session.key != PERSON and (owner is None or owner.key != ctx.session.key):
+    if not ctx.session.person and (owner is None or owner.key != ctx.session.key):
         whose = f"another agent's, {owner.label}" if owner is not None else "the person's"
         raise TabpilotError(
             "tab_not_owned",

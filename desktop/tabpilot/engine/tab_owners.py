@@ -27,7 +27,8 @@ from tabpilot.engine.errors import TabpilotError
 from tabpilot.observers import Observers
 
 PERSON = "person"
-"""The session key of calls a person starts (the tray): never limited by ownership."""
+"""The session key of calls a person starts (the tray). Only `PERSON_SESSION` is the person: an agent whose
+client names itself "person" gets a Session with `person` False, an agent like any other."""
 
 
 @dataclass(frozen=True)
@@ -36,6 +37,8 @@ class Session:
 
     key: str
     name: str
+    person: bool = False
+    """Set only by the channel a person uses (the tray, the popup), never from a name a client sends."""
 
     @property
     def label(self) -> str:
@@ -43,7 +46,7 @@ class Session:
         return self.key if self.name in ("", self.key) else f"{self.name} ({self.key})"
 
 
-PERSON_SESSION = Session(PERSON, "you")
+PERSON_SESSION = Session(PERSON, "you", person=True)
 
 
 @dataclass
@@ -64,7 +67,7 @@ class TabOwners:
 
     def seen(self, session: Session) -> None:
         """A call from `session`: it is one the person can hand a tab to."""
-        if session.key == PERSON:
+        if session.person:
             return
         known = self._sessions.get(session.key)
         if known != session:
@@ -143,7 +146,7 @@ class TabOwners:
     def check(self, session: Session, tab_id: int, *, acting: bool, named: bool) -> None:
         """Raise tab_not_owned when `session` may not use `tab_id` (see the module's rule)."""
         owner = self._owner.get(tab_id)
-        if session.key == PERSON or owner is None or owner.key == session.key:
+        if session.person or owner is None or owner.key == session.key:
             return
         if named and not acting:
             return

@@ -173,3 +173,26 @@ def test_a_tab_a_page_opens_is_its_openers_owners() -> None:
     assert owners.current("mcp-1") == 6  # in front, as the browser put it
     owners.on_browser_event("tab_opened", {"tab_id": 8, "opener_tab_id": 7})  # the person's tab opened it
     assert owners.owner(8) is None
+
+
+@pytest.mark.parametrize("name", ["person", "you", "you (tray)"])
+async def test_an_agent_that_calls_itself_the_person_is_still_an_agent(
+    make_engine: EngineFactory, browser: FakeBrowser, name: str
+) -> None:
+    """Who is the person is decided by the channel (the tray), never by a name a client sends."""
+    engine = make_engine()
+    _opens(browser, 22)
+    await engine.call("interact", {"action": "new_tab", "url": "https://b.test/"}, session="B")
+    before = len(browser.acting_calls)
+    for args in (
+        {"action": "click", "selector": "#go", "tab_id": 22},
+        {"action": "execute_js", "script": "1", "tab_id": 22},
+    ):
+        # As the HTTP API and the local socket call it: the body's agent name, no session of its own.
+        with pytest.raises(TabpilotError) as caught:
+            await engine.call("interact", args, agent=name)
+        assert caught.value.code == "tab_not_owned"
+        with pytest.raises(TabpilotError) as caught:
+            await engine.call("interact", args, agent=name, session=name)
+        assert caught.value.code == "tab_not_owned"
+    assert len(browser.acting_calls) == before  # nothing reached B's page
