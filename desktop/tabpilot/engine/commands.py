@@ -25,6 +25,7 @@ from tabpilot.engine.params import Param, validate
 if TYPE_CHECKING:
     from tabpilot.engine.context import CommandContext
     from tabpilot.engine.core import Engine
+    from tabpilot.engine.tab_owners import Session
 
 Kind = Literal["read", "navigate", "mutate", "config"]
 """read: changes nothing; navigate: moves a tab to another page (or scrolls it); mutate: changes a page
@@ -56,9 +57,14 @@ class ApprovalScope:
     """Some step changes the page the tab shows now (before any navigate): its site counts too."""
     site_free: bool = False
     """Not about any site (saving or deleting a workflow): no standing rule for a site covers it."""
+    pinned: Any = None
+    """What the steps were read from (a replay's saved workflow, read once): the handler runs this copy
+    (`CommandContext.pinned`), never the file read again, so what runs is what was approved even when the
+    file changes while the prompt waits. Kept even when no step needs approval."""
 
 
-ApprovalSteps = Callable[["Engine", dict[str, Any]], ApprovalScope | None]
+ApprovalSteps = Callable[["Engine", dict[str, Any], "Session"], ApprovalScope | None]
+"""What a call would need approved, from the engine, its parameters and who is calling."""
 Handler = Callable[["CommandContext", A], Awaitable[Mapping[str, Any]]]
 """Answers the command's result, annotated as the TypedDict the command declares (`Command.returns`) so mypy
 checks what it builds; tests/unit/engine/test_handler_types.py holds every handler to that. What the browser

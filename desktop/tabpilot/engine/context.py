@@ -25,6 +25,8 @@ class CommandContext:
     """A workflow's steps run as interact actions: their {{name}} and {{secret:NAME}} are filled in already."""
     session: Session = PERSON_SESSION
     """The agent session calling (it owns the tabs it opens); PERSON for what a person starts."""
+    pinned: Any = None
+    """What the approval was computed from (`ApprovalScope.pinned`): the handler runs exactly this."""
 
     @property
     def browser(self) -> BrowserPort:

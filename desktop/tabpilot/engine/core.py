@@ -110,6 +110,9 @@ class Engine:
         (captured logs, requests, WebSocket messages)."""
         self.handoffs = HandoffBook(self.clock)
         """Commands waiting for the person in a tab (interact handoff) until Resume."""
+        self.workflow_authors: dict[str, str] = {}
+        """Which agent session saved which workflow (import, record) while the app runs: overwriting a
+        workflow another session (or the person, or a file) made is shown to the person first."""
         self.tab_workflows: dict[int, str] = {}
         """Which workflow runs in which tab: one at a time per tab."""
         self.last_call = self.clock.monotonic()
@@ -245,7 +248,7 @@ class Engine:
         outcome: Outcome = "ok"
         error: str | None = None
         try:
-            scope = self._approval_scope(command, params)
+            scope, pinned = self._approval_scope(command, params, caller)
             if command.targets_tab:
                 acting = command.kind in ("navigate", "mutate") or scope is not None
                 await self._pick_tab(params, caller, acting=acting)
@@ -283,7 +286,8 @@ class Engine:
             job.progressed.subscribe(self._progress_events(started, job))
             job.set_status("running")
             trace.mark("handler_start")
-            result = await self.recorder.run(command, CommandContext(self, job, agent, session=caller), params)
+            context = CommandContext(self, job, agent, session=caller, pinned=pinned)
+            result = await self.recorder.run(command, context, params)
             trace.mark("handler_done")
             job.finish(result)
             if not started.site:
@@ -354,14 +358,18 @@ class Engine:
 
         return emit
 
-    def _approval_scope(self, command: Command, params: dict[str, Any]) -> ApprovalScope | None:
+    def _approval_scope(
+        self, command: Command, params: dict[str, Any], caller: Session
+    ) -> tuple[ApprovalScope | None, Any]:
+        """What needs approval (None: nothing), and what it was read from, which the handler then runs."""
         if command.approval_steps is not None:
-            scope = command.approval_steps(self, params)
-            return scope if scope is not None and scope.steps else None
+            scope = command.approval_steps(self, params, caller)
+            pinned = scope.pinned if scope is not None else None
+            return (scope if scope is not None and scope.steps else None), pinned
         if command.kind == "mutate":
             step = {"type": command.mode, **{k: v for k, v in params.items() if v is not None and k != "tab_id"}}
-            return ApprovalScope(steps=[step], selector=params.get("selector"))
-        return None
+            return ApprovalScope(steps=[step], selector=params.get("selector")), None
+        return None, None
 
     async def _pick_tab(self, params: dict[str, Any], caller: Session, *, acting: bool) -> None:
         """The tab a call goes to, by the ownership rule (engine/tab_owners.py); set in `params` when the

@@ -365,7 +365,7 @@ COMMANDS: list[Command[Any]] = [
         pilot_gated=True,
         capability="page_actions",
         approval="element",
-        approval_steps=_upload_scope,
+        approval_steps=lambda engine, params, _caller: _upload_scope(engine, params),
     ),
     Command(
         "interact",

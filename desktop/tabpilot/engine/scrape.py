@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -189,11 +190,12 @@ async def _workflow(ctx: CommandContext, a: WorkflowArgs) -> WorkflowRun:
         refuse_refs(workflow)
         _preflight(ctx.engine, workflow, int(tab["tab_id"]))  # a refused workflow is not recorded
         store.save(workflow)
+        ctx.engine.workflow_authors[workflow.workflow_id] = ctx.session.key
     return await _run(ctx, workflow, int(tab["tab_id"]), a.step_delay_ms, recorded=recorded, replayed=False)
 
 
 async def _replay(ctx: CommandContext, a: ReplayArgs) -> WorkflowRun:
-    saved = _load(ctx, a.workflow_id)
+    saved = _approved_copy(ctx, a.workflow_id)
     doc = saved.document()
     if a.params:
         doc["params"] = {**doc.get("params", {}), **check_params(a.params)}
@@ -202,6 +204,19 @@ async def _replay(ctx: CommandContext, a: ReplayArgs) -> WorkflowRun:
     if not a.allow_domain_change:
         _check_domain(saved, workflow, str(tab.get("url", "")))
     return await _run(ctx, workflow, int(tab["tab_id"]), a.step_delay_ms, recorded=False, replayed=True)
+
+
+def _approved_copy(ctx: CommandContext, workflow_id: str) -> Workflow:
+    """The saved workflow as it was read when the call arrived, and shown to the person if a prompt asked:
+    the file is not read again, so an overwrite while the prompt waits changes nothing that runs."""
+    if isinstance(ctx.pinned, Workflow) and ctx.pinned.workflow_id == workflow_id:
+        return ctx.pinned
+    _load(ctx, workflow_id)  # not there, or not valid: its own error
+    raise TabpilotError(  # it appeared after the call was checked: nobody saw what it would do
+        "workflow_not_found",
+        f"The workflow '{workflow_id}' was saved while this replay was being checked; call again.",
+        workflow_id=workflow_id,
+    )
 
 
 def _load(ctx: CommandContext, workflow_id: str) -> Workflow:
@@ -421,6 +436,7 @@ def page_changing_steps(steps: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def _approval_steps(engine: Any, p: dict[str, Any]) -> ApprovalScope | None:
     operation = p.get("operation")
     workflow_id, digest = "", ""
+    pinned: Workflow | None = None
     if operation == "extract":
         # Following `next` clicks in the page the tab shows: approved like any click (a next_selector
         # can name any button, a delete button too).
@@ -437,14 +453,15 @@ def _approval_steps(engine: Any, p: dict[str, Any]) -> ApprovalScope | None:
         entry = engine.workflows.get(p["workflow_id"])
         if entry is None or entry.workflow is None:
             return None
-        doc = entry.workflow.document()
+        pinned = copy.deepcopy(entry.workflow)  # read once: the replay runs this copy (see _approved_copy)
+        doc = pinned.document()
         doc["params"] = {**doc["params"], **check_params(p.get("params"))}
         doc = apply_overrides(doc, p.get("override_params"))  # as _replay builds it
         steps = check_steps(doc.get("steps"))
         params = check_params(doc.get("params"))
         # An "always allow" answer binds to the steps and the values they run with: a changed
         # param (another host, another account) asks again.
-        workflow_id, digest = entry.workflow.workflow_id, steps_hash({"steps": steps, "params": params})
+        workflow_id, digest = pinned.workflow_id, steps_hash({"steps": steps, "params": params})
     else:
         return None
     # The sites these steps will act on, not the recorded origin: a replay may have been moved to
@@ -460,6 +477,7 @@ def _approval_steps(engine: Any, p: dict[str, Any]) -> ApprovalScope | None:
         workflow_id=workflow_id,
         steps_hash=digest,
         acts_on_current_tab=_changes_before_navigating(steps),
+        pinned=pinned,
     )
 
 
@@ -499,7 +517,7 @@ def _scrape(
         pilot_gated=True,
         capability="scrape",
         wait=WAIT,
-        approval_steps=lambda engine, p: _approval_steps(engine, {**p, "operation": operation}),
+        approval_steps=lambda engine, p, _caller: _approval_steps(engine, {**p, "operation": operation}),
     )
 
 

@@ -13,6 +13,7 @@ from tabpilot.engine.context import CommandContext
 from tabpilot.engine.errors import TabpilotError, shown
 from tabpilot.engine.generate import WorkflowIdArgs
 from tabpilot.engine.ports import WorkflowEntry, WorkflowStore
+from tabpilot.engine.tab_owners import Session
 from tabpilot.engine.workflows import MAX_FILE_BYTES, parse_workflow, refuse_literal_secrets
 
 
@@ -152,6 +153,7 @@ async def _import(ctx: CommandContext, a: ImportArgs) -> Imported:
             param="overwrite",
         )
     store.save(workflow)
+    ctx.engine.workflow_authors[workflow.workflow_id] = ctx.session.key
     return {"workflow_id": workflow.workflow_id, "imported": True, "steps": workflow.step_count()}
 
 
@@ -164,11 +166,13 @@ async def _delete(ctx: CommandContext, a: WorkflowIdArgs) -> Deleted:
 # Saving or deleting a workflow changes no page, so the contract asks no approval for it. In the tray
 # app the person is asked anyway, because they may run a saved workflow from its menu without any
 # prompt: they see what an agent saves (or takes away) when it happens. `serve` has no such menu.
-def _approve_import(engine: Any, p: dict[str, Any]) -> ApprovalScope | None:
-    if engine.workflows is None or not engine.config.tray_runs_saved_workflows:
-        return None  # nowhere to save (not_supported), or no menu to run it from
+def _approve_import(engine: Any, p: dict[str, Any], caller: Session) -> ApprovalScope | None:
+    if engine.workflows is None:
+        return None  # nowhere to save (not_supported)
     given = p.get("workflow")
     raw: dict[str, Any] = given if isinstance(given, dict) else {}
+    if not engine.config.tray_runs_saved_workflows and not _replaces_anothers(engine, raw, p, caller):
+        return None  # no menu to run it from, and nobody else's workflow changes
     listed = raw.get("steps")
     steps: list[Any] = listed if isinstance(listed, list) else []
     head = {
@@ -180,7 +184,16 @@ def _approve_import(engine: Any, p: dict[str, Any]) -> ApprovalScope | None:
     return ApprovalScope(steps=[head, *[s for s in steps if isinstance(s, dict)]], site_free=True)
 
 
-def _approve_delete(engine: Any, p: dict[str, Any]) -> ApprovalScope | None:
+def _replaces_anothers(engine: Any, raw: dict[str, Any], p: dict[str, Any], caller: Session) -> bool:
+    """Does this import overwrite a workflow this agent session did not save (the person's, a file's, another
+    agent's)? Then it is a change the person sees first, in `serve` too (where the policy answers)."""
+    wid = raw.get("workflow_id")
+    if caller.person or not p.get("overwrite") or not isinstance(wid, str):
+        return False
+    return engine.workflows.get(wid) is not None and engine.workflow_authors.get(wid) != caller.key
+
+
+def _approve_delete(engine: Any, p: dict[str, Any], _caller: Session) -> ApprovalScope | None:
     if not engine.config.tray_runs_saved_workflows:
         return None
     if engine.workflows is None or engine.workflows.get(p.get("workflow_id", "")) is None:
