@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from tabpilot.engine.core import Engine, EngineConfig
+from tabpilot.engine.core import EngineConfig
 from tabpilot.engine.errors import TabpilotError
 from tabpilot.engine.ports import WorkflowEntry
 from tabpilot.storage.workflow_store import DiskWorkflowStore
