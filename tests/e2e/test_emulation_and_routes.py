@@ -359,3 +359,26 @@ async def test_extra_headers_reach_the_server_and_their_values_are_never_kept(
     # Nothing Tabpilot keeps — logs, activity, anything in its home — holds the value.
     holders = [p for p in e2e_home.rglob("*") if p.is_file() and token.encode() in p.read_bytes()]
     assert holders == []
+
+
+async def test_a_mock_approved_as_network_cannot_run_as_a_script(
+    mcp: StdioMcp, e2e_app: App, tab: Any, site: FixtureSite, pilot_on: None
+) -> None:
+    """A mock without a Content-Type is approved as network traffic: the extension serves it with nosniff, so a
+    <script src> the page loads from it does not run (the attack mocked a script URL with JavaScript as text).
+    One that says it is JavaScript runs — it was approved as running JavaScript (here: auto-approved)."""
+    await open_app(e2e_app, tab, site, "/index.html")
+    load = """(path) => new Promise((done) => {
+      window.__mockRan = false;
+      const s = document.createElement('script');
+      s.src = path + '?' + Math.random();
+      s.onload = () => done(window.__mockRan === true ? 'ran' : 'loaded, not run');
+      s.onerror = () => done(window.__mockRan === true ? 'ran' : 'refused');
+      document.head.append(s);
+    })"""
+    body = "window.__mockRan = true;"
+    await configure(mcp, "mock_route", url="**/as-text.js*", body=body)
+    await configure(mcp, "mock_route", url="**/as-script.js*", body=body, headers={"Content-Type": "text/javascript"})
+    assert await tab.evaluate(load, "/as-script.js") == "ran"
+    assert await tab.evaluate(load, "/as-text.js") == "refused"
+    await configure(mcp, "clear_routes")

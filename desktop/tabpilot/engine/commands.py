@@ -57,6 +57,9 @@ class ApprovalScope:
     """Some step changes the page the tab shows now (before any navigate): its site counts too."""
     site_free: bool = False
     """Not about any site (saving or deleting a workflow): no standing rule for a site covers it."""
+    action_class: ApprovalClass | None = None
+    """The class this call is asked as when its parameters decide it (a mock that can run in the page is
+    JavaScript, not network); None: the command's own class."""
     pinned: Any = None
     """What the steps were read from (a replay's saved workflow, read once): the handler runs this copy
     (`CommandContext.pinned`), never the file read again, so what runs is what was approved even when the

@@ -441,7 +441,9 @@ class Engine:
             selector=scope.selector,
             workflow_id=scope.workflow_id,
             steps_hash=scope.steps_hash,
-            action_class="workflows" if scope.site_free else (command.approval or action_class(steps)),
+            action_class="workflows"
+            if scope.site_free
+            else (scope.action_class or command.approval or action_class(steps)),
         )
         job.set_status("awaiting_approval")
         try:

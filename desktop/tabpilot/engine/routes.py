@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, NotRequired, TypedDict
 
 from tabpilot.engine.args import TabArgs, arg
-from tabpilot.engine.commands import Command
+from tabpilot.engine.commands import ApprovalScope, Command
 from tabpilot.engine.context import CommandContext
 from tabpilot.engine.emulation import check_headers
 from tabpilot.engine.errors import TabpilotError
@@ -81,6 +81,48 @@ def check_pattern(pattern: str, param: str) -> str:
             "invalid_params", f"'{param}' must be a URL glob or /regex/ of 1-{MAX_PATTERN} characters.", param=param
         )
     return pattern
+
+
+INERT_TYPES = frozenset(
+    {
+        "application/json",
+        "text/plain",
+        "text/csv",
+        "application/octet-stream",
+        "image/png",
+        "image/jpeg",
+        "image/gif",
+        "image/webp",
+        "image/avif",
+        "font/woff",
+        "font/woff2",
+    }
+)
+"""Content types a browser never runs as script nor renders as a document that could (image/svg+xml and
+text/html can; so can anything a <script> element takes when the type is sniffed). The extension serves every
+mock with `X-Content-Type-Options: nosniff` unless the mock sets that header, so these stay inert."""
+
+
+def mock_runs_code(headers: dict[str, Any] | None) -> bool:
+    """Could the page execute this mock's body? A mock that answers a document or a script is running
+    JavaScript in the page, and is approved as that class: a rule for the site's network traffic does not
+    cover it. Without a Content-Type the extension serves JSON or text/plain, with nosniff: inert."""
+    given = {str(k).strip().lower(): str(v) for k, v in (headers or {}).items()}
+    sniffing = given.get("x-content-type-options")
+    if sniffing is not None and sniffing.strip().lower() != "nosniff":
+        return True
+    declared = given.get("content-type")
+    if declared is None:
+        return False
+    media = declared.split(";", 1)[0].strip().lower()
+    return not (media in INERT_TYPES or (media.startswith("application/") and media.endswith("+json")))
+
+
+def _mock_scope(engine: Any, params: dict[str, Any], _caller: Any) -> ApprovalScope:
+    step = {"type": "mock_route", **{k: v for k, v in params.items() if v is not None and k != "tab_id"}}
+    headers = params.get("headers")
+    runs = mock_runs_code(headers if isinstance(headers, dict) else None)
+    return ApprovalScope(steps=[step], action_class="javascript" if runs else None)
 
 
 async def _mock_route(ctx: CommandContext, a: MockRouteArgs) -> RoutesAdded:
@@ -145,11 +187,14 @@ COMMANDS: list[Command[Any]] = [
         "path on any site) or `/regex/flags`. JSON text as body is served as application/json unless headers "
         "say otherwise; a cross-origin mock passes the page's CORS checks. Routes last across navigations in "
         "the tab until clear_routes; the newest match answers; observe network marks answered requests "
-        "mocked:true.",
+        "mocked:true. A mock is served with X-Content-Type-Options: nosniff unless it sets that header; one whose "
+        "Content-Type the page could run or render as a document (text/html, JavaScript, SVG, XML, CSS, ...) "
+        "is approved as running JavaScript, not as network.",
         example={"url": "**/api/items*", "body": json.dumps({"items": ["mocked"]})},
         example_result={"added": [MOCK_EXAMPLE], "routes": [MOCK_EXAMPLE]},
         ops=("network.add_routes",),
         approval="network",
+        approval_steps=_mock_scope,
         **_GATE,
     ),
     Command(

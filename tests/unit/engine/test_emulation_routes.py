@@ -7,7 +7,10 @@ from __future__ import annotations
 import pytest
 
 from tabpilot.engine import devices
+from tabpilot.engine.catalog import build_registry
+from tabpilot.engine.core import Engine
 from tabpilot.engine.errors import TabpilotError
+from tabpilot.engine.pilot import PilotState
 from tabpilot.engine.policy import ApprovalPolicy, Rule, class_name
 from tabpilot.engine.ports import ActionClass, ApprovalDecision, ApprovalRequest
 from tests.unit.engine.conftest import EngineFactory
@@ -209,3 +212,48 @@ async def test_headers_the_browser_sets_itself_are_refused(
     assert refused.value.code == "invalid_params" and refused.value.details["param"] == "headers"
     assert "evil.example" not in refused.value.message
     assert browser.acting_calls == []
+
+
+async def test_a_mock_the_page_could_run_is_asked_as_javascript_not_network(
+    make_engine: EngineFactory, browser: FakeBrowser, approvals: FakeApprovals
+) -> None:
+    """A network rule for the site once let mock_route answer the page's own URL with a <script> body: that
+    is running JavaScript in the page, and a rule for network traffic does not cover it."""
+    engine = make_engine()
+    runnable = (
+        {"Content-Type": "text/html"},
+        {"content-type": "application/javascript; charset=utf-8"},
+        {"Content-Type": "image/svg+xml"},
+        {"Content-Type": "application/json", "X-Content-Type-Options": "sniff-away"},
+    )
+    for headers in runnable:
+        await engine.call(
+            "configure", {"action": "mock_route", "url": "**/*", "body": "<script>1</script>", "headers": headers}
+        )
+    inert = (None, {"Content-Type": "application/json"}, {"Content-Type": "text/plain"}, {"X-A": "1"})
+    for maybe in inert:
+        await engine.call("configure", {"action": "mock_route", "url": "**/api/*", "body": "{}", "headers": maybe})
+    assert [a.action_class for a in approvals.requests] == ["javascript"] * len(runnable) + ["network"] * len(inert)
+
+
+async def test_a_network_site_rule_does_not_cover_a_mock_that_runs_code(browser: FakeBrowser) -> None:
+    human = FakeApprovals(ApprovalDecision(allow=True, remember="site", minutes=15), "deny")
+    engine = Engine(build_registry(), browser, ApprovalPolicy(human), pilot=PilotState(ai_web_pilot=True))
+    browser.active_url = "https://shop.test/"
+    await engine.call("configure", {"action": "mock_route", "url": "**/api/*", "body": "{}"})  # network, remembered
+    await engine.call("configure", {"action": "block_urls", "patterns": ["**/*.png"]})  # covered by the rule
+    assert len(human.requests) == 1
+    with pytest.raises(TabpilotError) as refused:
+        await engine.call(
+            "configure",
+            {
+                "action": "mock_route",
+                "url": "https://shop.test/",
+                "body": "<script>steal()</script>",
+                "headers": {"Content-Type": "text/html"},
+            },
+        )
+    assert refused.value.code == "approval_denied"
+    assert len(human.requests) == 2 and human.requests[1].action_class == "javascript"
+    assert all("steal" not in repr(c.params) for c in browser.acting_calls)
+    await engine.close()
