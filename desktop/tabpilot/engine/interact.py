@@ -5,7 +5,6 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 from typing import Any, Literal, NotRequired, TypedDict, TypeVar
-from urllib.parse import urlsplit
 
 from tabpilot.engine import results
 from tabpilot.engine.args import FrameArgs, TabArgs, arg, params_of
@@ -14,27 +13,12 @@ from tabpilot.engine.context import CommandContext
 from tabpilot.engine.errors import TabpilotError, shown
 from tabpilot.engine.operations import WAIT_UNTIL
 from tabpilot.engine.params import Param
-from tabpilot.engine.workflows import resolve, scrub
+from tabpilot.engine.workflows import check_url, resolve, scrub
 
-NAVIGABLE_SCHEMES = ("http", "https")
 SELECTOR_DOC = "CSS (pierces shadow roots; a >> b) or a snapshot ref @e5"
 MOUSE_BUTTONS = ("left", "right", "middle")
 MODIFIERS = ("Alt", "Control", "Meta", "Shift")
 TIMEOUT_MARGIN_S = 2.0
-
-
-def check_url(url: str) -> str:
-    url = url.strip()
-    if url == "about:blank":
-        return url
-    parts = urlsplit(url)
-    if parts.scheme not in NAVIGABLE_SCHEMES or not parts.netloc:
-        raise TabpilotError(
-            "invalid_params",
-            f"'url' must be an absolute http(s) URL (or about:blank); got {shown(url)}.",
-            param="url",
-        )
-    return url
 
 
 @dataclass(frozen=True, kw_only=True)

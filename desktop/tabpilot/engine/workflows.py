@@ -109,12 +109,49 @@ def check_steps(steps: Any, where: str = "steps", depth: int = 0) -> list[dict[s
             raise
         if definition.check is not None:
             definition.check(step, f"{here} ({kind})")
+        if kind == "navigate":
+            _check_navigate(step, here)
         clean = dict(step)
         if kind == "if_exists":
             clean["then"] = check_steps(step.get("then") or [], f"{here}.then", depth + 1)
             clean["else"] = check_steps(step.get("else") or [], f"{here}.else", depth + 1)
         out.append(clean)
     return out
+
+
+NAVIGABLE_SCHEMES = ("http", "https")
+_SCHEME = re.compile(r"\s*([A-Za-z][A-Za-z0-9+.-]*):")
+
+
+def check_url(url: str) -> str:
+    url = url.strip()
+    if url == "about:blank":
+        return url
+    parts = urlsplit(url)
+    if parts.scheme not in NAVIGABLE_SCHEMES or not parts.netloc:
+        raise TabpilotError(
+            "invalid_params",
+            f"'url' must be an absolute http(s) URL (or about:blank); got {shown(url)}.",
+            param="url",
+        )
+    return url
+
+
+def _check_navigate(step: dict[str, Any], where: str) -> None:
+    """A navigate step's address, as far as the file tells it: a whole URL is checked as the call would check
+    it; one built from {{params}} has its scheme checked when the scheme is written out (`javascript:{{x}}`),
+    and the rest once filled in, just before the run."""
+    url = str(step.get("url", ""))
+    written = url.split("{{", 1)[0]
+    try:
+        if written == url:
+            check_url(url)
+            return
+        scheme = _SCHEME.match(written)
+        if scheme and scheme.group(1).lower() not in NAVIGABLE_SCHEMES:
+            check_url(written)
+    except TabpilotError as exc:
+        raise _bad(f"{where}: {exc.message}") from None
 
 
 def check_paginate(paginate: Any, where: str = "paginate") -> dict[str, Any]:

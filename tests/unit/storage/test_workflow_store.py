@@ -120,6 +120,28 @@ def test_a_file_over_2_mb_is_listed_with_its_error(store: DiskWorkflowStore, fol
     assert errors(store) == {"wf-big": "the file is larger than 2 MB"}
 
 
+@pytest.mark.parametrize(
+    "url",
+    [
+        "javascript:alert(document.cookie)",
+        " JavaScript:{{x}}",
+        "data:text/html,<script>1</script>",
+        "file:///etc/passwd",
+    ],
+)
+def test_a_dropped_file_that_navigates_to_a_script_url_is_listed_invalid(
+    store: DiskWorkflowStore, folder: Path, url: str
+) -> None:
+    """Running it was refused, but the list called it valid (and the tray offered to run it)."""
+    folder.mkdir()
+    write(folder, "wf-js.json", {**doc("wf-js"), "steps": [{"type": "navigate", "url": url}]})
+    write(folder, "wf-ok.json", {**doc("wf-ok"), "steps": [{"type": "navigate", "url": "{{base}}/list"}]})
+    store.load()
+    listed = errors(store)
+    assert set(listed) == {"wf-js", "wf-ok"} and listed["wf-ok"] is None
+    assert listed["wf-js"] is not None and "http(s)" in listed["wf-js"] and "steps[0]" in listed["wf-js"]
+
+
 def test_get_sees_a_file_written_a_moment_ago(store: DiskWorkflowStore, folder: Path) -> None:
     store.load()  # not watching: only get()'s own look at the disk can find it
     write(folder, "wf-new.json", doc("wf-new"))
