@@ -162,7 +162,9 @@ class Engine:
             raise
 
     def _scrubbed(self, value: Any) -> Any:
-        return scrubbing.scrub(value, self.known_secrets) if self.known_secrets else value
+        if not self.known_secrets:
+            return value
+        return scrubbing.scrub(value, self.known_secrets, prefixes=scrubbing.MIN_RESULT_PREFIX)
 
     async def _call(
         self, tool: str, args: dict[str, Any], caller: Session, progress: ProgressCallback | None, approved: bool

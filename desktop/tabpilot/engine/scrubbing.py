@@ -25,6 +25,9 @@ MIN_BASE64 = 6
 MIN_PREFIX = 3
 """Capture reads also hide the beginnings of a typed secret from this many characters on: a page that
 echoes every keystroke logs 'S', 'S3', 'S3c', … (what typing suppression may miss arrives late)."""
+MIN_RESULT_PREFIX = 6
+"""Everything else sent back (results, error messages) hides a typed secret's beginnings from this many
+characters on: a script can return `secret.slice(0, 9)`. Shorter prefixes would take ordinary words with them."""
 REDACTED = "[REDACTED]"
 
 
@@ -63,7 +66,10 @@ def forms_of(secret: str) -> list[str]:
 class Scrubber:
     """Replaces the forms of some secrets in strings and in JSON-like values (dicts, lists)."""
 
-    def __init__(self, secrets: Mapping[str, str] | Iterable[str], *, prefixes: bool = False) -> None:
+    def __init__(self, secrets: Mapping[str, str] | Iterable[str], *, prefixes: bool | int = False) -> None:
+        """`prefixes`: also replace the secrets' beginnings, from MIN_PREFIX characters on (True) or from that
+        many (a number)."""
+        shortest = (MIN_PREFIX if prefixes is True else int(prefixes)) if prefixes else 0
         named = secrets.items() if isinstance(secrets, Mapping) else ((None, s) for s in secrets)
         pairs: dict[str, str] = {}
         for name, value in named:
@@ -72,8 +78,8 @@ class Scrubber:
             replacement = reference(name) if name else REDACTED
             for form in forms_of(value):
                 pairs.setdefault(form, replacement)
-            if prefixes:
-                for n in range(len(value) - 1, MIN_PREFIX - 1, -1):
+            if shortest:
+                for n in range(len(value) - 1, shortest - 1, -1):
                     pairs.setdefault(value[:n], replacement)
         # Longest first, so that a secret is replaced whole before any shorter form inside it.
         self.pairs = sorted(pairs.items(), key=lambda p: -len(p[0]))
@@ -100,7 +106,7 @@ class Scrubber:
         return value
 
 
-def scrub(value: Any, secrets: Mapping[str, str], *, prefixes: bool = False) -> Any:
+def scrub(value: Any, secrets: Mapping[str, str], *, prefixes: bool | int = False) -> Any:
     """`value` with every known secret (and its encoded forms) replaced by its `{{secret:NAME}}`."""
     if not secrets:
         return value

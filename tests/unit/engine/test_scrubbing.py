@@ -93,3 +93,20 @@ async def test_results_and_errors_of_every_later_call_are_scrubbed() -> None:
         await engine.call("interact", {"action": "click", "selector": "#x"})
     assert SECRET not in failure.value.message and SECRET not in json.dumps(failure.value.envelope())
     assert SECRET not in str(failure.value)
+
+
+async def test_a_script_that_returns_a_secrets_beginning_gets_it_scrubbed_from_six_characters() -> None:
+    """`execute_js` returning `secret.slice(0, 9)` once handed back a 9-character prefix as it was."""
+    browser = FakeBrowser(active_url="https://shop.test/")
+    engine = engine_with(browser)
+    engine.approvals = FakeApprovals(*["allow"] * 20)
+    browser.replies["dom.fill"] = {"filled": True, "changed": "no visible change"}
+    await engine.call("interact", {"action": "fill", "selector": "#key", "value": REF})
+    for n in range(scrubbing.MIN_RESULT_PREFIX, len(SECRET)):
+        browser.replies["js.execute"] = {"success": True, "result": f"got {SECRET[:n]}!"}
+        answer = await engine.call("interact", {"action": "execute_js", "script": f"secret.slice(0, {n})"})
+        assert SECRET[:n] not in json.dumps(answer), n
+        assert answer["result"] == f"got {REF}!"
+    # Shorter beginnings are ordinary text ("S3cr3" could be any word's start): kept, as the README says.
+    browser.replies["js.execute"] = {"success": True, "result": SECRET[:5]}
+    assert (await engine.call("interact", {"action": "execute_js", "script": "1"}))["result"] == SECRET[:5]
