@@ -17,7 +17,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
     from collections.abc import Callable
-    from typing import Any
+    from typing import Any, NoReturn
 
     from tabpilot.app import AppOptions
     from tabpilot.paths import Paths
@@ -80,6 +80,11 @@ def _parser() -> argparse.ArgumentParser:
             if self.lazy_epilog is not None:
                 self.epilog = (self.epilog or "") + self.lazy_epilog()
             return super().format_help()
+
+        def error(self, message: str) -> NoReturn:
+            if self.prog == "tabpilot" and "invalid choice" in message:
+                message = shell.unknown_command(message)
+            super().error(message)
 
     raw = argparse.RawDescriptionHelpFormatter
     parser = _Parser(

@@ -410,7 +410,44 @@ def _fail(name: str, error: Any) -> None:
         code, message = error.get("error", "internal"), error.get("message", "")
     else:
         code, message = "internal", str(error)
-    print(f"tabpilot {name}: {code}: {message}", file=sys.stderr)
+    print(f"tabpilot {name}: {code}: {in_cli_words(str(message))}", file=sys.stderr)
+
+
+_TOOL_CALL = (
+    r"\b(observe|interact|configure|generate) \{\s*[\"']?(?:what|action|type)[\"']?\s*:\s*['\"]([a-z_]+)['\"][^{}]*\}"
+)
+"""An agent's call as a hint writes it (`observe {what:'workflows'}`): the tool and the mode."""
+
+
+def in_cli_words(message: str) -> str:
+    """An error's hint as a shell user acts on it: `observe {what:'workflows'}` becomes `tabpilot workflows`
+    where the CLI has that subcommand (the engine words its hints for agents, who call the tools)."""
+    import re  # here: `re` is not among what a plain call imports (test_shell's light fast path)
+
+    by_mode = {(e["tool"], e["mode"]): name for name, e in subcommands().items()}
+
+    def swap(match: re.Match[str]) -> str:
+        name = by_mode.get((match.group(1), match.group(2)))
+        return f"`tabpilot {name}`" if name else match.group(0)
+
+    return re.sub(r"`?" + _TOOL_CALL + r"`?", swap, message)
+
+
+def unknown_command(message: str) -> str:
+    """argparse's "invalid choice" for the first word, naming the browser commands too (not only the app's)."""
+    import difflib
+    import re
+
+    chosen = re.search(r"invalid choice: '([^']*)'", message)
+    head, _, listed = message.partition(" (choose from ")
+    app = re.findall(r"'([^']*)'", listed)  # argparse's own list: the app's commands
+    names = [*sorted(subcommands()), "chain"]
+    near = difflib.get_close_matches(chosen.group(1), app + names, n=3) if chosen else []
+    hint = f" Did you mean {', '.join(near)}?" if near else ""
+    return (
+        f"{head}.{hint} The app's commands are {', '.join(app)}; the browser's are {', '.join(names)} "
+        "(`tabpilot --help` says what each does)."
+    )
 
 
 def _deliver(name: str, entry: dict[str, Any], result: dict[str, Any], parsed: Any) -> int:

@@ -262,3 +262,32 @@ def test_the_fast_path_to_a_running_app_stays_light(
 
 def test_the_generated_spec_is_the_one_checked_in() -> None:
     assert json.loads((ROOT / contract.CLI_SPEC).read_text(encoding="utf-8")) == contract.cli_spec()
+
+
+def test_an_errors_hint_names_the_cli_command_to_a_shell_user(capsys: pytest.CaptureFixture[str]) -> None:
+    """The engine words its hints for agents; the CLI says them as commands a shell user can type."""
+    shell._fail(
+        "scrape-replay",
+        {
+            "error": "workflow_not_found",
+            "message": "No saved workflow has the id 'x'; observe {what:'workflows'} lists them.",
+        },
+    )
+    said = capsys.readouterr().err
+    assert said.startswith("tabpilot scrape-replay: workflow_not_found: No saved workflow has the id 'x'; ")
+    assert said.endswith("; `tabpilot workflows` lists them.\n")
+    assert "`tabpilot new-tab`" in shell.in_cli_words("Open your own tab with interact {action:'new_tab', url}.")
+    assert "`tabpilot help`" in shell.in_cli_words('see `observe {"what":"help","mode":"click"}`')
+    kept = "configure {action:'no_such_mode'} is left as it is"
+    assert shell.in_cli_words(kept) == kept
+
+
+def test_an_unknown_first_word_names_the_browser_commands_too(capsys: pytest.CaptureFixture[str]) -> None:
+    from tabpilot import cli
+
+    with pytest.raises(SystemExit) as exited:
+        cli.main(["sanpshot"])
+    assert exited.value.code == 2
+    said = capsys.readouterr().err
+    assert "invalid choice: 'sanpshot'" in said and "Did you mean snapshot" in said
+    assert "serve, mcp, status" in said and "goto" in said and "workflows" in said

@@ -175,7 +175,8 @@ def find(registry: Registry, name: str) -> AnyCommand | list[AnyCommand] | None:
         return exact
     fits = [c for c in registry.all() if c.name.endswith("." + name) or c.name.split(".", 1)[1] == name]
     if not fits:
-        fits = [c for c in registry.all() if c.mode == name or c.tool == name]
+        # A parent mode (`interact.scrape`, `scrape`) or a tool: the operations or modes under it.
+        fits = [c for c in registry.all() if c.mode == name or c.tool == name or c.name.startswith(name + ".")]
     if len(fits) == 1:
         return fits[0]
     return fits or None

@@ -21,9 +21,9 @@ from tabpilot.engine.interact import (
     TIMEOUT_MARGIN_S,
     ElementArgs,
     Navigation,
-    check_url,
     page_action,
 )
+from tabpilot.engine.workflows import check_url
 
 WAIT_STATES = ("visible", "hidden", "attached", "detached")
 WAIT_CONDITIONS = ("selector", "text", "url", "network_idle", "load")

@@ -21,7 +21,6 @@ from tabpilot.engine.extract import (
     extract,
 )
 from tabpilot.engine.extract_spec import parse_schema
-from tabpilot.engine.interact import check_url
 from tabpilot.engine.params import Param
 from tabpilot.engine.policy import steps_hash
 from tabpilot.engine.runner import StepError, StepFailed, WorkflowRunner
@@ -34,6 +33,7 @@ from tabpilot.engine.workflows import (
     check_error_recovery,
     check_params,
     check_steps,
+    check_url,
     navigate_urls,
     new_workflow_id,
     origin_of,

@@ -15,8 +15,9 @@ from tabpilot.engine.args import Args, arg
 from tabpilot.engine.commands import Cli, Command
 from tabpilot.engine.context import CommandContext
 from tabpilot.engine.errors import TabpilotError
-from tabpilot.engine.interact import TIMEOUT_MARGIN_S, check_url
+from tabpilot.engine.interact import TIMEOUT_MARGIN_S
 from tabpilot.engine.operations import WAIT_UNTIL
+from tabpilot.engine.workflows import check_url
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -54,3 +54,14 @@ def test_the_help_mode_is_named_in_tools_list() -> None:
     observe = next(t for t in build_tools(build_registry()) if t.name == "observe")
     assert "help" in observe.input_schema["properties"]["what"]["enum"]
     assert "help" in (observe.description or "")
+
+
+async def test_a_parent_mode_lists_its_operations(engine: Engine) -> None:
+    """`help interact.scrape` was refused: help existed only as interact.scrape.extract and its siblings."""
+    for name in ("interact.scrape", "scrape"):
+        answer = await engine.call("observe", {"what": "help", "mode": name})
+        assert [m["mode"] for m in answer["modes"]] == [
+            "interact.scrape.extract",
+            "interact.scrape.workflow",
+            "interact.scrape.replay",
+        ], name
