@@ -21,6 +21,7 @@
 
   const MAX_SOURCE = 2048; // as the app's limit of a URL pattern (engine/routes.py MAX_PATTERN)
   const MAX_PROGRAM = 5000;
+  const MAX_DEPTH = 100; // groups inside groups (the parser and the compiler recurse once per level)
   /** Thread steps one test may take: ~50 ms of work; a text this long × a pattern this big is refused. */
   const MAX_STEPS = 20_000_000;
 
@@ -106,6 +107,7 @@
    */
   function parse(source, unicode) {
     let i = 0;
+    let depth = 0;
     const peek = () => source[i];
     const eat = (s) => (source.startsWith(s, i) ? ((i += s.length), true) : false);
     const refuse = (what) => {
@@ -252,12 +254,14 @@
       }
       let node;
       if (eat("(")) {
+        if (++depth > MAX_DEPTH) throw new RegexRefused(`The pattern nests groups more than ${MAX_DEPTH} deep.`);
         if (eat("?:")) node = disjunction();
         else if (source.startsWith("?<", i)) {
           i = source.indexOf(">", i) + 1;
           node = disjunction();
         } else if (peek() === "?") refuse("A group with modifiers ((?i:…))");
         else node = disjunction();
+        depth--;
         eat(")");
       } else if (eat("[")) node = { t: "set", set: charClass() };
       else if (eat(".")) node = { t: "dot" };

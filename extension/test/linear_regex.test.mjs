@@ -54,6 +54,7 @@ test("what cannot be matched in linear time is refused with a sentence; bad synt
     ["x{4000}y{4000}", "", /too large/],
     ["((a{100}){100}){100}", "", /too large/],
     ["a".repeat(3000), "", /3000 characters/],
+    ["(".repeat(500) + "a" + ")".repeat(500), "", /more than 100 deep/],
   ]) {
     assert.throws(() => compileRegex(source, flags), (err) => err instanceof RegexRefused && words.test(err.message), source);
   }
