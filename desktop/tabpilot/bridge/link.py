@@ -50,8 +50,7 @@ HEALTH_ANSWER_S = 5.0
 HEALTH_GIVE_UP = 3
 """Probes unanswered in a row after which the link gives up on that socket: its waiting calls fail now
 (instead of each waiting out its own timeout) and the socket is closed, so the extension connects afresh
-once its worker runs again (Chrome ends a worker stuck on one task; the extension reloads itself when it
-finds it was)."""
+once its worker runs again (Chrome ends a worker stuck on one task)."""
 
 EVERY_BROWSER: dict[str, tuple[str, ...]] = {"tabs.list": ("tabs",), "dialogs.list": ("open", "armed", "recent")}
 """Operations that, naming no tab, ask every connected browser: the lists of their answers are joined."""
