@@ -175,6 +175,7 @@ class App:
         self.bridge = BridgeServer(self.link, self.token, extension_origin(), hooks)
         port = self.options.port if self.options.port is not None else self.settings.port
         await self.bridge.start(port, fallback=self.options.port is None)
+        self._spawn(self.link.watch_health())  # a stuck extension shows in status, and its link is reset
         self.link.subscribe(self.engine.set_browser_connected)
         self.link.subscribe(self._link_changed)
         self.engine.pilot.subscribe(lambda _p: self._spawn(self._push_state()))

@@ -366,6 +366,8 @@ def _status(paths: Paths, args: argparse.Namespace) -> int:
         if status.get("extension_connected")
         else "not connected"
     )
+    if browser.get("responding") is False:
+        link += f" — NOT RESPONDING for {browser.get('unanswered_s', 0):g} s (the link resets it if it stays so)"
     print(f"Tabpilot {status.get('version')} is running ({status.get('mode')}, pid {status.get('pid')}).")
     print(f"  port:         {status.get('port')}")
     print(f"  browser link: {link}")

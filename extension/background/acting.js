@@ -10,6 +10,7 @@ import * as ext from "./ext.js";
 import { watchNavigation } from "./follow.js";
 import { subscribe } from "./hub.js";
 import { chordEvents, parseChord } from "./keys.js";
+import { linearGlob, linearRegex } from "./patterns.js";
 import { Codes, TPError } from "./protocol.js";
 import { inflightNow, trackRequests, watchAction } from "./settle.js";
 import { getTab } from "./tabs.js";
@@ -233,7 +234,11 @@ export async function history(tab, params, frameMs) {
 
 // -- wait_for ----------------------------------------------------------------------------------------
 
-/** `*` any characters but `/`, `**` any characters, `?` one; the whole URL must match. */
+/**
+ * `*` any characters but `/`, `**` any characters, `?` one; the whole URL must match. Matched in linear
+ * time (patterns.js), not by a RegExp: `*a*a*…` on a long URL would backtrack for hours.
+ * @param {string} glob @returns {{test: (url: string) => boolean}}
+ */
 export function globToRegExp(glob) {
   let out = "";
   for (let i = 0; i < glob.length; i++) {
@@ -245,22 +250,29 @@ export function globToRegExp(glob) {
     else if (c === "?") out += ".";
     else out += c.replace(/[.+^${}()|[\]\\/]/g, "\\$&");
   }
-  return new RegExp(`^${out}$`);
+  return linearGlob(`^${out}$`);
 }
 
-/** A URL pattern: `/regex/flags`, a glob with `*`, or else a substring of the URL. */
+/** A URL pattern: `/regex/flags` (linear-time, patterns.js), a glob with `*`, or else a substring of the URL. */
 export function urlMatcher(pattern) {
   const regex = /^\/(.+)\/([a-z]*)$/.exec(pattern);
   if (regex) {
+    let re;
     try {
-      const re = new RegExp(regex[1], regex[2]);
-      return (url) => re.test(url);
-    } catch {
-      throw new TPError(Codes.INVALID_PARAMS, `'url' is not a valid regular expression: ${pattern}`, { param: "url" });
+      re = linearRegex(regex[1], regex[2]);
+    } catch (err) {
+      const why = err instanceof SyntaxError ? "" : ` (${err?.message ?? err})`;
+      throw new TPError(Codes.INVALID_PARAMS, `'url' is not a valid regular expression: ${pattern}${why}`, { param: "url" });
     }
+    return (url) => re.test(url);
   }
   if (/[*?]/.test(pattern)) {
-    const re = globToRegExp(pattern);
+    let re;
+    try {
+      re = globToRegExp(pattern);
+    } catch (err) {
+      throw new TPError(Codes.INVALID_PARAMS, `'url' is not a glob Tabpilot can match: ${err?.message ?? err}`, { param: "url" });
+    }
     return (url) => re.test(url);
   }
   return (url) => url.includes(pattern);

@@ -6,6 +6,10 @@
 // all, `{a,b}` either, `\` escapes, every other character (`?` too) stands for itself; the glob must
 // match the whole URL. A glob starting with one `/` is a path (`/api/items*`): it matches on any site.
 // Written `/source/flags` it is a JavaScript regular expression instead, which may match anywhere in the URL.
+// Both run on the linear-time matcher (patterns.js), never on RegExp: a route tests every request's
+// URL in the service worker, and a backtracking pattern there would freeze every tab (issue 18).
+
+import { linearGlob, linearRegex } from "./patterns.js";
 
 const ESCAPED = new Set(["$", "^", "+", ".", "*", "(", ")", "|", "\\", "?", "{", "}", "[", "]"]);
 const REGEX_LITERAL = /^\/(.+)\/([dgimsuvy]*)$/s;
@@ -65,14 +69,21 @@ export function isRegexLiteral(pattern) {
 export function matcher(pattern) {
   const literal = REGEX_LITERAL.exec(pattern);
   if (literal) {
-    // `g` and `y` make test() remember where it stopped: a route must answer the same every time.
-    const re = new RegExp(literal[1], literal[2].replace(/[gy]/g, ""));
-    return (url) => re.test(url);
+    // No state between tests (`g` and `y` are dropped): a route must answer the same every time.
+    return tested(linearRegex(literal[1], literal[2]));
   }
   const glob = isPathGlob(pattern) ? ANY_SITE + pattern : pattern;
-  const re = new RegExp(globSource(glob));
-  return (url) => re.test(url);
+  return tested(linearGlob(globSource(glob)));
 }
+
+/** A URL too long for the pattern's work budget (a huge data: URL) is one the route does not answer. */
+const tested = (re) => (url) => {
+  try {
+    return re.test(url);
+  } catch {
+    return false;
+  }
+};
 
 /** `/api/items*`: a path, on any site (any scheme, any host and port, nothing else before it). @param {string} pattern */
 const isPathGlob = (pattern) => pattern.startsWith("/") && !pattern.startsWith("//");

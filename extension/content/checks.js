@@ -43,18 +43,30 @@
       let source = literal ? literal[1] : check.pattern;
       let flags = literal ? literal[2] : "";
       if (check.ignore_case && !flags.includes("i")) flags += "i";
-      let re;
-      try {
-        re = new RegExp(source, flags);
-      } catch (err) {
-        throw new PageError("invalid_params", `checks[${index}]: 'pattern' is not a valid regular expression (${err.message}).`, {
+      flags = flags.replace(/[gyd]/g, ""); // no state between looks
+      // Matched in linear time (content/linear_regex.js), never by RegExp: a backtracking pattern on
+      // the page's text froze the tab, and every later call on it (issue 18).
+      const bad = (err) =>
+        new PageError("invalid_params", `checks[${index}]: 'pattern' ${err instanceof SyntaxError ? "is not a valid regular expression" : "is refused"} (${err.message}).`, {
           param: "checks",
           index,
         });
+      let re;
+      try {
+        re = globalThis.__tabpilotRegex.compileRegex(source, flags);
+      } catch (err) {
+        throw bad(err);
       }
       source = re.source;
       const words = `matches /${source}/${re.flags}`;
-      return { test: (v) => re.test(v), words, verb: "does not match" };
+      const test = (v) => {
+        try {
+          return re.test(v);
+        } catch (err) {
+          throw bad(err); // a text too long for this pattern's work budget
+        }
+      };
+      return { test, words, verb: "does not match" };
     }
     return null;
   }

@@ -22,6 +22,15 @@ test("a URL pattern is a /regex/, a glob, or a substring", () => {
   assert.throws(() => urlMatcher("/(/"), { code: "invalid_params" });
 });
 
+test("hostile URL globs and /regex/ on a long URL are answered, not backtracked (issue 18)", () => {
+  const url = `http://h.test/${"a".repeat(60)}`;
+  assert.equal(urlMatcher("**" + "*a".repeat(25) + "*Z")(url), false);
+  assert.equal(urlMatcher("**" + "*a".repeat(25) + "**")(url), true);
+  assert.equal(urlMatcher("/^(a+)+Z$/")("a".repeat(60)), false);
+  assert.equal(urlMatcher("/(.*a){25}Z/")(url), false);
+  assert.throws(() => urlMatcher("/(a)\\1/"), { code: "invalid_params", message: /backreference/ });
+});
+
 test("click modifiers become CDP's bit mask; an unknown name is invalid_params", () => {
   assert.equal(modifierMask(undefined), 0);
   assert.equal(modifierMask(["Alt"]), 1);

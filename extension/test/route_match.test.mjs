@@ -39,6 +39,15 @@ test("/source/flags is a regular expression matching anywhere in the URL", () =>
   assert.equal(sticky("http://h.test/items"), true);
 });
 
+test("a hostile route glob or /regex/ is answered on a long URL, not backtracked (issue 18)", () => {
+  const url = `http://h.test/${"a".repeat(60)}`;
+  assert.equal(matches("**" + "*a".repeat(25) + "*Z", url), false);
+  assert.equal(matches("**/" + "{a,aa}".repeat(20) + "*Z", url), false);
+  assert.equal(matches("/^(a|aa)+Z$/", "a".repeat(60)), false);
+  assert.throws(() => matcher("/(?=a)/"), /lookahead/);
+  assert.equal(matches("/x/", "data:text/plain," + "ab".repeat(5_000_000)), false); // over the work budget: no match
+});
+
 test("an invalid glob or regex throws a readable error", () => {
   assert.throws(() => matcher("/items[/"), SyntaxError);
   assert.throws(() => matcher("**/{a,{b}}"), /nested '\{'/);

@@ -56,6 +56,7 @@ interface Window {
 
 declare var __tabpilot: TabpilotAgent | undefined;
 /** capture/relay.js: set once the relay runs in this frame, so a second injection stays out. */
+declare var __tabpilotRegex: TabpilotRegex;
 declare var __tabpilotRelay: boolean | undefined;
 /** capture/relay.js: how many animation-frame callbacks the page has waiting (capture/frames.js). */
 declare var __tabpilotFrames: { waiting: number } | undefined;
@@ -77,4 +78,11 @@ interface NavigatorUAData {
 }
 interface Navigator {
   userAgentData?: NavigatorUAData;
+}
+
+/** content/linear_regex.js: agent-supplied regular expressions, matched in linear time (no RegExp). */
+interface TabpilotRegex {
+  compileRegex(source: string, flags?: string, maxSource?: number): { source: string; flags: string; test(text: string): boolean };
+  RegexRefused: new (message: string) => Error;
+  MAX_SOURCE: number;
 }

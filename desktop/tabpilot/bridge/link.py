@@ -41,6 +41,17 @@ MAX_BROWSERS = 4
 """Browsers connected at once; one more is refused `busy` (its reason says which are connected)."""
 
 
+HEALTH_PROBE_OP = "tabs.list"
+"""The health probe: cheap, and answered by the service worker alone (Chrome's tabs API, no page), so a
+missing answer means the worker itself is stuck (issue 18: a backtracking pattern froze it for minutes
+while the link still said connected), not a slow page."""
+HEALTH_EVERY_S = 10.0
+HEALTH_ANSWER_S = 5.0
+HEALTH_GIVE_UP = 3
+"""Probes unanswered in a row after which the link gives up on that socket: its waiting calls fail now
+(instead of each waiting out its own timeout) and the socket is closed, so the extension connects afresh
+once its worker runs again (Chrome ends a worker stuck on one task)."""
+
 EVERY_BROWSER: dict[str, tuple[str, ...]] = {"tabs.list": ("tabs",), "dialogs.list": ("open", "armed", "recent")}
 """Operations that, naming no tab, ask every connected browser: the lists of their answers are joined."""
 
@@ -61,6 +72,10 @@ class _Browser:
     slot: int
     order: int
     page: dict[str, Any] = field(default_factory=dict)
+    unanswered: int = 0
+    """Health probes unanswered in a row (0: it answered the last one)."""
+    unanswered_since: float | None = None
+    """When the first of those was sent (loop time)."""
 
     @property
     def managed(self) -> bool:
@@ -124,7 +139,58 @@ class ExtensionLink:
             "managed": browser.managed,
             "active_url": browser.page.get("url"),
             **({"browsers_connected": len(self._browsers)} if len(self._browsers) > 1 else {}),
+            **self._health(browser),
         }
+
+    def _health(self, browser: _Browser) -> dict[str, Any]:
+        """`responding`: whether the extension answered its last health probe; when not, for how long."""
+        if browser.unanswered_since is None:
+            return {"responding": True}
+        since = asyncio.get_running_loop().time() - browser.unanswered_since
+        return {"responding": False, "unanswered_s": round(since, 1)}
+
+    @property
+    def healthy(self) -> bool:
+        """Connected, and every connected browser answered its last health probe."""
+        return self.connected and all(b.unanswered_since is None for b in self._browsers.values())
+
+    async def probe(self) -> None:
+        """Ask each connected browser the health probe at once; give up on one that keeps not answering."""
+        await asyncio.gather(*(self._probe(b) for b in list(self._browsers.values())))
+
+    async def _probe(self, browser: _Browser) -> None:
+        sent = asyncio.get_running_loop().time()
+        try:
+            await self._ask(browser, HEALTH_PROBE_OP, {}, HEALTH_ANSWER_S)
+        except TabpilotError as err:
+            if err.code != "timeout":  # any answer, even an error, is the worker answering
+                browser.unanswered, browser.unanswered_since = 0, None
+                return
+        else:
+            browser.unanswered, browser.unanswered_since = 0, None
+            return
+        if self._browsers.get(browser.slot) is not browser:
+            return  # it went away meanwhile
+        browser.unanswered += 1
+        if browser.unanswered_since is None:
+            browser.unanswered_since = sent
+            log.warning("the browser extension did not answer a health probe within %g s", HEALTH_ANSWER_S)
+            self._notify(self.connected)
+        if browser.unanswered >= HEALTH_GIVE_UP:
+            log.warning("the browser extension stopped answering: closing its connection so it reconnects")
+            self._fail_pending(
+                f"The browser extension stopped answering ({browser.unanswered} health checks in a row); "
+                "its connection was reset and it reconnects once it answers again.",
+                browser.slot,
+            )
+            self.detach(browser.socket)
+            await browser.socket.close(code=4002, message=b"unresponsive")
+
+    async def watch_health(self, every_s: float = HEALTH_EVERY_S) -> None:
+        """Probe the connected browsers every `every_s` seconds, for the app's life."""
+        while True:
+            await asyncio.sleep(every_s)
+            await self.probe()
 
     async def request(self, op: str, params: Mapping[str, Any], *, timeout_s: float) -> dict[str, Any]:
         if op not in OPS:

@@ -21,6 +21,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Literal, NotRequired, TypedDict
 
+from tabpilot.engine import js_regex
 from tabpilot.engine.args import FrameArgs, arg
 from tabpilot.engine.commands import Cli, Command
 from tabpilot.engine.context import CommandContext
@@ -195,6 +196,11 @@ def validate_check(index: int, check: Any) -> dict[str, Any]:
             raise _bad(index, f"a {kind} check needs one of expected (exact), contains or pattern (a regex).")
         for key in given:
             _text(check, key, index)
+        if "pattern" in given:
+            try:
+                js_regex.check_pattern(check["pattern"], "pattern", bare_is_regex=True)
+            except TabpilotError as err:
+                raise _bad(index, err.message) from None
         if "ignore_case" in check and not isinstance(check["ignore_case"], bool):
             raise _bad(index, f"'ignore_case' must be true or false, not {shown(check['ignore_case'])}.")
         if kind == "attribute":

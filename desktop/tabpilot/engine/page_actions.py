@@ -9,7 +9,7 @@ import binascii
 from dataclasses import dataclass
 from typing import Any, Literal, NotRequired, TypedDict, TypeVar
 
-from tabpilot.engine import results
+from tabpilot.engine import js_regex, results
 from tabpilot.engine.args import FrameArgs, TabArgs, arg
 from tabpilot.engine.commands import ApprovalScope, Command, Handler
 from tabpilot.engine.context import CommandContext
@@ -217,6 +217,8 @@ async def _wait_for(ctx: CommandContext, a: WaitForArgs) -> WaitedFor:
             f"'frame' goes with 'selector' or 'text'; {given[0]} is the tab's, not a frame's.",
             param="frame",
         )
+    if a.url is not None:
+        js_regex.check_pattern(a.url, "url", bare_is_regex=False)
     answer = await ctx.browser_request("page.wait_for", a.wire(), timeout_s=_frame_s(a.timeout_ms))
     return results.relayed(WaitedFor, answer)
 

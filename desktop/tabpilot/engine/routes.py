@@ -18,6 +18,7 @@ import json
 from dataclasses import dataclass
 from typing import Any, Literal, NotRequired, TypedDict
 
+from tabpilot.engine import js_regex
 from tabpilot.engine.args import TabArgs, arg
 from tabpilot.engine.commands import ApprovalScope, Command
 from tabpilot.engine.context import CommandContext
@@ -80,6 +81,7 @@ def check_pattern(pattern: str, param: str) -> str:
         raise TabpilotError(
             "invalid_params", f"'{param}' must be a URL glob or /regex/ of 1-{MAX_PATTERN} characters.", param=param
         )
+    js_regex.check_pattern(pattern, param, bare_is_regex=False)
     return pattern
 
 

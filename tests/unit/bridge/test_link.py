@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from tabpilot.bridge import link as link_module
 from tabpilot.bridge.link import OLDER_EXTENSION_HINT, ExtensionLink
 from tabpilot.bridge.link import SLOT_SPAN as SPAN
 from tabpilot.bridge.protocol import Hello
@@ -259,6 +260,7 @@ def test_info_describes_the_connected_browser(link: ExtensionLink) -> None:
         "instance_id": "inst-1",
         "managed": False,
         "active_url": None,
+        "responding": True,
     }
     link.attach(FakeSocket(), {**HELLO, "auth": "managed"})
     assert link.info()["managed"] is True
@@ -407,3 +409,34 @@ async def test_state_goes_to_every_browser_and_revoking_cuts_off_only_that_pairi
     assert managed.sent == own.sent == [{"type": "state", "state": {}}]
     await link.close_pairing("pair-1", "revoked")
     assert own.closed and not managed.closed
+
+
+# -- health (issue 18: a stuck service worker stayed "connected" while every call timed out) --------------
+
+
+async def test_a_browser_that_stops_answering_is_reported_then_cut_off(
+    link: ExtensionLink, socket: FakeSocket, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(link_module, "HEALTH_ANSWER_S", 0.05)
+    assert link.info()["responding"] is True and link.healthy
+    waiting = asyncio.ensure_future(link.request("page.read", {}, timeout_s=600))  # a call stuck behind it
+    await sent_commands(socket, 1)
+    await link.probe()  # unanswered: the worker is stuck
+    info = link.info()
+    assert info["responding"] is False and info["unanswered_s"] >= 0 and not link.healthy
+    assert link.connected and not waiting.done()
+    for _ in range(link_module.HEALTH_GIVE_UP - 1):
+        await link.probe()
+    assert socket.closed and not link.connected
+    with pytest.raises(TabpilotError) as caught:
+        await waiting  # failed now, not after its 600 s
+    assert caught.value.code == "extension_not_connected" and "stopped answering" in caught.value.message
+
+
+async def test_a_browser_that_answers_its_probe_stays_healthy(link: ExtensionLink, socket: FakeSocket) -> None:
+    probing = asyncio.ensure_future(link.probe())
+    [probe] = await sent_commands(socket, 1)
+    assert probe["op"] == link_module.HEALTH_PROBE_OP
+    link.resolve({"type": "result", "id": probe["id"], "ok": True, "data": {"tabs": []}})
+    await probing
+    assert link.healthy and link.info()["responding"] is True and not socket.closed
