@@ -49,6 +49,7 @@ from tabpilot.engine.events import DECIDER_TEXT, ActivityEvent
 from tabpilot.engine.workflows import scrub
 from tabpilot.ui.dialogs import spawn
 from tabpilot.ui.icons import app_icon
+from tabpilot.ui.plain import tooltip
 
 if TYPE_CHECKING:
     from tabpilot.app_facade import AppFacade
@@ -264,10 +265,11 @@ class ActivityModel(QAbstractTableModel):
             return OUTCOME_COLOURS.get(command.outcome) if column in (OUTCOME, ERROR) and command.outcome else None
         if role == PROGRESS_ROLE:
             return command.progress if column == OUTCOME else None
-        if role == TOOLTIP:
+        if role == TOOLTIP:  # names agents gave, pages' addresses, errors: shown as they are
             if column == AGENT and command.who.startswith("agent "):
-                return f"{command.who}: the name its program gave; Tabpilot cannot check it."
-            return (command.text(column) or None) if column in (TARGET, ERROR, COMMAND, SITE, DECIDED) else None
+                return tooltip(f"{command.who}: the name its program gave; Tabpilot cannot check it.")
+            text = command.text(column) if column in (TARGET, ERROR, COMMAND, SITE, DECIDED) else ""
+            return tooltip(text) if text else None
         return command.correlation_id  # ID_ROLE
 
     def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:

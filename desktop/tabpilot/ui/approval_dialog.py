@@ -57,6 +57,7 @@ from tabpilot.engine.policy import CLASS_WORDS, SITE_RULE_CLASSES, class_name
 from tabpilot.engine.ports import ApprovalDecision, ApprovalRequest, reported_agent
 from tabpilot.observers import Observers
 from tabpilot.ui.icons import app_icon
+from tabpilot.ui.plain import breakable, make_plain, one_line, plain_label, rich_label, tooltip, visible
 from tabpilot.ui.workflow_plan import Plan, plan_for
 
 if TYPE_CHECKING:
@@ -73,6 +74,9 @@ PICTURE_SIZE = QSize(560, 220)
 OUTLINE_COLOUR = QColor("#e8590c")
 OUTLINE_WIDTH = 3
 CASCADE_PX = 32
+NAME_SHOWN = 80
+"""Characters of a workflow's or a file's name in the headline (the whole name is in the window's other rows)."""
+VALUE_SHOWN = 90
 CODE_MAX_WIDTH = 900
 """How wide a script or parameters view opens at most (wider text scrolls, or the window is enlarged)."""
 
@@ -104,22 +108,26 @@ VERBS = {
 
 
 def headline(request: ApprovalRequest, name: str = "") -> str:
-    """`name`: the workflow's name, as the person knows it from the Workflows menu."""
+    """`name`: the workflow's name, as the person knows it from the Workflows menu. Names and files are
+    another party's words: each on one line and cut to fit, so none can look like a sentence of ours (the
+    label shows the headline as plain text)."""
     if request.workflow_id:
-        what = f"replay the saved workflow “{name or request.workflow_id}”"
+        what = f"replay the saved workflow “{one_line(name or request.workflow_id, NAME_SHOWN)}”"
     elif request.params.get("operation") == "extract":
         what = "extract rows, clicking through to the next pages"
     elif len(request.steps) > 1 or (request.tool, request.mode) == ("interact", "scrape"):
         count = len(request.steps)
         changing = f"{count} page-changing step{'s' if count != 1 else ''}"
-        what = f"run the workflow “{name}” ({changing})" if name else f"run a workflow with {changing}"
+        shown = one_line(name, NAME_SHOWN)
+        what = f"run the workflow “{shown}” ({changing})" if name else f"run a workflow with {changing}"
     elif (request.tool, request.mode) == ("interact", "upload"):
         files = request.steps[0].get("files") if request.steps else None
-        names = [str(f) for f in files] if isinstance(files, list) else []
-        what = f"upload {len(names)} file{'s' if len(names) != 1 else ''} into the page: {', '.join(names)}"
+        names = [one_line(str(f), NAME_SHOWN) for f in files] if isinstance(files, list) else []
+        listed = one_line(", ".join(names), NAME_SHOWN * 4)
+        what = f"upload {len(names)} file{'s' if len(names) != 1 else ''} into the page: {listed}"
     else:
         what = VERBS.get((request.tool, request.mode), f"run {request.tool} {request.mode}")
-    return f"An agent that {reported_agent(request.agent)} wants to {what}"
+    return visible(f"An agent that {reported_agent(request.agent)} wants to {what}")
 
 
 def pretty(value: Any) -> str:
@@ -137,7 +145,7 @@ def plan_html(plan: Plan) -> str:
     """The steps as paragraphs (numbered from 1, nested ones indented), page-changing ones in bold."""
     out = []
     for step in plan.steps:
-        text = html.escape(f"{step.number}. {step.text}" if step.number else step.text)
+        text = html.escape(visible(f"{step.number}. {step.text}" if step.number else step.text))
         if step.changes_page:
             text = f"<b>{text}</b>"
         out.append(f'<p style="margin: 0 0 3px {step.depth * 22}px">{text}</p>')
@@ -149,7 +157,8 @@ def plan_notes(plan: Plan) -> list[str]:
     notes = []
     if plan.saves:
         notes.append(
-            f"Approving also saves this workflow as “{plan.name or 'workflow'}” (the agent asked to record it); "
+            f"Approving also saves this workflow as “{one_line(plan.name, NAME_SHOWN) or 'workflow'}” (the agent "
+            "asked to record it); "
             "it appears in the tray's Workflows menu."
         )
     if plan.reads_rows:
@@ -280,27 +289,29 @@ class ApprovalDialog(QDialog):
         outer.setContentsMargins(16, 14, 16, 14)
         outer.setSpacing(10)
 
-        self.title_label = QLabel(headline(request, plan.name if plan is not None else ""))
+        self.title_label = plain_label(breakable(headline(request, plan.name if plan is not None else "")), wrap=True)
         title_font = QFont(self.title_label.font())
         title_font.setPointSizeF(title_font.pointSizeF() * 1.25)
         title_font.setBold(True)
         self.title_label.setFont(title_font)
-        self.title_label.setWordWrap(True)
         outer.addWidget(self.title_label)
 
         form = QFormLayout()
         form.setHorizontalSpacing(12)
         form.setVerticalSpacing(4)
         form.setLabelAlignment(Qt.AlignmentFlag.AlignRight)
-        self.agent_label = self._value(_elide_middle(reported_agent(request.agent), 90))
+        self.agent_label = self._value(one_line(reported_agent(request.agent), VALUE_SHOWN))
         self.agent_label.setToolTip(
-            "The name the agent's program gave for itself; Tabpilot cannot check it (any program can claim any "
-            f"name).\n{reported_agent(request.agent)}"
+            tooltip(
+                "The name the agent's program gave for itself; Tabpilot cannot check it (any program can claim "
+                f"any name).\n{reported_agent(request.agent)}"
+            )
         )
         self.action_label = self._value(f"{request.tool} · {request.mode}")
-        self.url_label = self._value(_elide_middle(request.tab_url or "(unknown tab)", 90))
-        self.url_label.setToolTip(request.tab_url or "")
-        self.origin_label = self._value(request.origin or "(unknown site)")
+        self.url_label = self._value(one_line(request.tab_url or "(unknown tab)", VALUE_SHOWN))
+        self.url_label.setToolTip(tooltip(request.tab_url or ""))
+        self.origin_label = self._value(one_line(request.origin or "(unknown site)", VALUE_SHOWN * 2))
+        self.origin_label.setToolTip(tooltip(request.origin))
         origin_font = QFont(self.origin_label.font())
         origin_font.setBold(True)
         self.origin_label.setFont(origin_font)
@@ -309,8 +320,9 @@ class ApprovalDialog(QDialog):
         if request.workflow_id:
             name = plan.name if plan is not None and plan.name != request.workflow_id else ""
             self.workflow_label: QLabel | None = self._value(
-                f"{name} ({request.workflow_id})" if name else request.workflow_id
+                one_line(f"{name} ({request.workflow_id})" if name else request.workflow_id, VALUE_SHOWN)
             )
+            self.workflow_label.setToolTip(tooltip(name))
             form.addRow("Workflow:", self.workflow_label)
         else:
             self.workflow_label = None
@@ -324,19 +336,18 @@ class ApprovalDialog(QDialog):
         outer.addLayout(form)
 
         # The picture of the target: a fixed frame, so the window does not jump when it arrives.
-        self.picture = QLabel()
+        self.picture = make_plain(QLabel())  # it says why there is no picture, naming the selector
         self.picture.setObjectName("approvalPicture")
         self.picture.setFixedSize(PICTURE_SIZE)
         self.picture.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.picture.setFrameShape(QFrame.Shape.StyledPanel)
         self.picture.setStyleSheet("QLabel#approvalPicture { background: #eceff3; color: #4a5260; }")
         self.picture.setWordWrap(True)
-        self.picture_caption = QLabel()
-        self.picture_caption.setWordWrap(True)
+        self.picture_caption = plain_label(wrap=True)
         self.picture_caption.setStyleSheet("color: #5b6270;")
         if request.selector:
             self.picture.setText("Loading a picture of the element…")
-            self.picture_caption.setText(f"Target: {request.selector}")
+            self.picture_caption.setText(breakable(f"Target: {visible(request.selector)}"))
             outer.addWidget(self.picture, 0, Qt.AlignmentFlag.AlignHCenter)
             outer.addWidget(self.picture_caption)
         else:
@@ -350,7 +361,7 @@ class ApprovalDialog(QDialog):
             self._add_plan(outer, plan)
         elif len(request.steps) > 1 or request.workflow_id or (request.tool, request.mode) == ("interact", "scrape"):
             count = len(request.steps)
-            steps_title = QLabel(f"<b>Steps that change the page ({count})</b> — all of them, approved together:")
+            steps_title = rich_label(f"<b>Steps that change the page ({count})</b> — all of them, approved together:")
             outer.addWidget(steps_title)
             self.steps_view = CodeView(
                 "\n".join(step_line(i, s) for i, s in enumerate(request.steps, 1)), lines=8, wrap=False
@@ -362,27 +373,28 @@ class ApprovalDialog(QDialog):
         self.script_view: CodeView | None = None
         if (request.tool, request.mode) == ("interact", "execute_js") and isinstance(shown.get("script"), str):
             # The script as code, line by line, not as an escaped JSON string.
-            script_title = QLabel("<b>The script</b> (complete):")
+            script_title = rich_label("<b>The script</b> (complete):")
             outer.addWidget(script_title)
             self.script_view = CodeView(shown.pop("script"), lines=14, wrap=False)
             self.script_view.setObjectName("approvalScript")
             outer.addWidget(self.script_view, 3)
-            self.script_warning = QLabel(SCRIPT_WARNING)
-            self.script_warning.setWordWrap(True)
+            self.script_warning = plain_label(SCRIPT_WARNING, wrap=True)
             self.script_warning.setStyleSheet("color: #a50e0e;")
             outer.addWidget(self.script_warning)
 
         what = "Other parameters" if self.script_view is not None else "Parameters"
         if plan is not None:
             what = "The request as the agent sent it"
-        params_title = QLabel(f"<b>{what}</b> (complete; secrets appear as {{{{secret:NAME}}}}, never their values):")
+        params_title = rich_label(
+            f"<b>{what}</b> (complete; secrets appear as {{{{secret:NAME}}}}, never their values):"
+        )
         params_title.setWordWrap(True)
         outer.addWidget(params_title)
         self.params_view = CodeView(pretty(shown), lines=3 if self.script_view is not None or plan else 10)
         self.params_view.setObjectName("approvalParams")
         outer.addWidget(self.params_view, 1)
 
-        self.countdown_label = QLabel()
+        self.countdown_label = plain_label()
         self.countdown_label.setStyleSheet("color: #5b6270;")
         outer.addWidget(self.countdown_label)
 
@@ -463,7 +475,7 @@ class ApprovalDialog(QDialog):
     def _add_plan(self, outer: QVBoxLayout, plan: Plan) -> None:
         """A workflow: every step in words, page-changing ones in bold, and what else approving does."""
         changing = sum(1 for step in plan.steps if step.changes_page)
-        title = QLabel(
+        title = rich_label(
             f"<b>What it will do</b> — {len([s for s in plan.steps if s.number])} steps, approved together; "
             f"the {changing} in bold change the page:"
         )
@@ -474,9 +486,7 @@ class ApprovalDialog(QDialog):
         outer.addWidget(view, 3)
         notes = plan_notes(plan)
         if notes:
-            self.notes_label = QLabel("\n".join(notes))
-            self.notes_label.setTextFormat(Qt.TextFormat.PlainText)
-            self.notes_label.setWordWrap(True)
+            self.notes_label = plain_label("\n".join(notes), wrap=True)
             self.notes_label.setObjectName("approvalNotes")
             outer.addWidget(self.notes_label)
 
@@ -485,12 +495,14 @@ class ApprovalDialog(QDialog):
         button.setAutoDefault(False)
         button.setDefault(False)
         button.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # no key (Enter, Space, Tab) can press it: a click only
-        button.setToolTip(tip)
+        button.setToolTip(tooltip(tip))
         return button
 
     def _site_minutes_changed(self, _index: int) -> None:
         if self.request.origin and " " not in self.request.origin:  # the tip says how long the rule lasts
-            self.allow_site_button.setToolTip(site_rule_tip(self.request, int(self.site_minutes.currentData())))
+            self.allow_site_button.setToolTip(
+                tooltip(site_rule_tip(self.request, int(self.site_minutes.currentData())))
+            )
 
     def allow_buttons(self) -> list[QPushButton]:
         buttons = [self.allow_once_button, self.allow_site_button]
@@ -542,10 +554,11 @@ class ApprovalDialog(QDialog):
         if crop is None:
             self._no_picture("unavailable", "No picture: the browser could not take one.")
         elif not crop.get("found"):
-            self._no_picture("not_found", f"No element matches {self.request.selector} on the page now.")
+            self._no_picture("not_found", f"No element matches {visible(str(self.request.selector))} on the page now.")
         elif not crop.get("on_screen"):
             self._no_picture(
-                "off_screen", f"The element {self.request.selector} is off screen (not in view), so no picture."
+                "off_screen",
+                f"The element {visible(str(self.request.selector))} is off screen (not in view), so no picture.",
             )
         else:
             image = _decode_png(crop.get("data"))
@@ -556,23 +569,18 @@ class ApprovalDialog(QDialog):
             self.outline = outline
             self.picture.setPixmap(pixmap)
             self.picture_state = "shown"
-            self.picture_caption.setText(f"Target: {self.request.selector} (outlined)")
+            self.picture_caption.setText(breakable(f"Target: {visible(str(self.request.selector))} (outlined)"))
             self._shown()
 
     def _no_picture(self, state: PictureState, text: str) -> None:
         self.picture_state = state
-        self.picture.setText(text)
+        self.picture.setText(breakable(text))
         self._shown()
 
     def _shown(self) -> None:
         if self.isVisible():
             self.picture.repaint()
         self.picture_shown_at = time.perf_counter()
-
-
-def _elide_middle(text: str, limit: int) -> str:
-    """A long URL keeps its start (the site) and its end; the whole is in the tooltip."""
-    return text if len(text) <= limit else text[: limit * 2 // 3] + "…" + text[-(limit // 3) :]
 
 
 def _decode_png(data: Any) -> QImage | None:

@@ -20,6 +20,7 @@ from PySide6.QtWidgets import QMenu, QWidget
 
 from tabpilot.engine.errors import TabpilotError
 from tabpilot.ui.dialogs import spawn
+from tabpilot.ui.plain import menu_text
 
 if TYPE_CHECKING:
     from tabpilot.app_facade import AppFacade
@@ -89,7 +90,7 @@ class CaptureMenu(QMenu):
         for tab in self._tabs:
             line = self.tab_lines.get(tab["tab_id"])
             if line is not None:
-                line.setText(describe_tab(tab, self.titles.get(tab["tab_id"], "")))
+                line.setText(menu_text(describe_tab(tab, self.titles.get(tab["tab_id"], ""))))
 
     def rebuild(self) -> None:
         self.clear()
@@ -110,7 +111,7 @@ class CaptureMenu(QMenu):
             empty.setEnabled(False)
             self.addAction(empty)
         for tab in self._tabs:
-            line = QAction(describe_tab(tab, self.titles.get(tab["tab_id"], "")), self)
+            line = QAction(menu_text(describe_tab(tab, self.titles.get(tab["tab_id"], ""))), self)  # a page's title
             line.setEnabled(False)
             self.addAction(line)
             self.tab_lines[tab["tab_id"]] = line

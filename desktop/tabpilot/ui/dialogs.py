@@ -15,9 +15,10 @@ from typing import Any
 
 from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtGui import QKeyEvent
-from PySide6.QtWidgets import QDialog, QFileDialog, QLineEdit, QMessageBox, QStyle, QWidget
+from PySide6.QtWidgets import QDialog, QFileDialog, QLabel, QLineEdit, QMessageBox, QStyle, QWidget
 
 from tabpilot.ui.icons import app_icon
+from tabpilot.ui.plain import plain_message, window_title_text
 
 log = logging.getLogger("tabpilot.ui")
 
@@ -30,8 +31,8 @@ STEP_INDEX = re.compile(r"\b([Ss]tep) (\d+(?:\.(?:then|else)\.\d+)*)(?= \()")
 
 def window_title(what: str) -> str:
     """Every window's title in one style: `Tabpilot — Secrets`, `Tabpilot — Run Jobs` (given with or without
-    the prefix)."""
-    what = what.removeprefix(TITLE_PREFIX)
+    the prefix). It may name a workflow: shown as given (plain.window_title_text)."""
+    what = window_title_text(what.removeprefix(TITLE_PREFIX))
     return TITLE_PREFIX + what[:1].upper() + what[1:]
 
 
@@ -170,12 +171,15 @@ def notice(parent: QWidget, title: str, text: str, *, details: str = "", warning
 
 
 def _message_box(parent: QWidget, title: str, text: str, details: str, icon: QMessageBox.Icon) -> QMessageBox:
-    box = QMessageBox(parent)
+    """`text` and `details` are plain text: they name workflows, files and errors others wrote."""
+    box = plain_message(QMessageBox(parent))
     box.setWindowTitle(window_title(title))
     box.setWindowIcon(app_icon())
     box.setIcon(icon)
     box.setText(text)
     if details:
         box.setInformativeText(details)
+    for label in box.findChildren(QLabel):
+        label.setWordWrap(True)  # plain text does not wrap in a message box unless told to
     box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)
     return box

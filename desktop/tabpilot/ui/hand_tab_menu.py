@@ -27,6 +27,7 @@ from PySide6.QtWidgets import QMenu, QWidget
 from tabpilot.engine.errors import TabpilotError
 from tabpilot.engine.ports import reported_agent
 from tabpilot.ui.dialogs import spawn
+from tabpilot.ui.plain import menu_text
 
 if TYPE_CHECKING:
     from tabpilot.app_facade import AgentView, AppFacade
@@ -126,7 +127,7 @@ class HandTabMenu(QMenu):
             self.addAction(none)
         for agent in agents:
             menu = self.agent_menus.get(agent.key) or self._agent_menu(agent.key)
-            menu.setTitle(agent_label(agent))
+            menu.setTitle(menu_text(agent_label(agent)))  # a name the agent gave
             self.addMenu(menu)
         self._fill_all()
 
@@ -147,7 +148,10 @@ class HandTabMenu(QMenu):
         menu.clear()
         if self.tabs is None or self.problem:
             line = QAction(
-                f"The browser did not list its tabs: {self.problem}" if self.problem else "Asking the browser…", menu
+                menu_text(
+                    f"The browser did not list its tabs: {self.problem}" if self.problem else "Asking the browser…"
+                ),
+                menu,
             )
             line.setEnabled(False)
             menu.addAction(line)
@@ -167,7 +171,7 @@ class HandTabMenu(QMenu):
             text = tab_label(tab)
             if owner is not None and owner != agent.key:
                 text += f" (agent {owner}'s)"
-            action = QAction(text, menu)
+            action = QAction(menu_text(text), menu)  # a page's title
             action.setCheckable(True)
             action.setChecked(owner == agent.key)
             action.setToolTip(

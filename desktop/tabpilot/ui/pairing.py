@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 
 from tabpilot.bridge.pairing import Pairing, PendingRequest, show_code
 from tabpilot.ui.icons import app_icon
+from tabpilot.ui.plain import plain_label
 from tabpilot.ui.revocable import Revocable, RevocableList, open_one_per_app, show_centred
 
 if TYPE_CHECKING:
@@ -85,7 +86,7 @@ class PairingRequestWindow(QWidget):
             how = "If this is your browser, type this code into its Tabpilot popup:"
         else:
             how = "Type this code into the Tabpilot popup of your browser (its toolbar icon):"
-        self.instructions = QLabel(how)
+        self.instructions = plain_label(how)  # later: the paired browser's name
         self.instructions.setWordWrap(True)
         self.instructions.setMinimumWidth(440)
         layout.addWidget(self.instructions)
@@ -107,7 +108,7 @@ class PairingRequestWindow(QWidget):
         self.expiry_label = QLabel()
         self.expiry_label.setStyleSheet("color: #5b6270;")
         layout.addWidget(self.expiry_label)
-        self.busy_label = QLabel()
+        self.busy_label = plain_label()  # names the browser connected now
         """While another browser is connected: that this one waits for it to go, and how to make it go."""
         self.busy_label.setObjectName("pairingBusy")
         self.busy_label.setWordWrap(True)
@@ -206,10 +207,7 @@ class PairingRequestWindow(QWidget):
 
 
 def _value(text: str) -> QLabel:
-    label = QLabel(text)
-    label.setTextFormat(Qt.TextFormat.PlainText)
-    label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-    return label
+    return plain_label(text, selectable=True)
 
 
 class PairingWatcher:

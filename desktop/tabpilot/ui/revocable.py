@@ -17,7 +17,6 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
     QHeaderView,
-    QLabel,
     QLayout,
     QPushButton,
     QTableWidget,
@@ -28,6 +27,7 @@ from PySide6.QtWidgets import (
 
 from tabpilot.ui.dialogs import close_on_escape, window_title
 from tabpilot.ui.icons import app_icon
+from tabpilot.ui.plain import plain_label, tooltip
 
 if TYPE_CHECKING:
     from tabpilot.app_facade import AppFacade
@@ -121,15 +121,14 @@ class RevocableList(QWidget):
         self.setWindowIcon(app_icon())
         self.resize(*size)
         layout = QVBoxLayout(self)
-        intro_label = QLabel(intro)
-        intro_label.setWordWrap(True)
+        intro_label = plain_label(intro, wrap=True)
         layout.addWidget(intro_label)
         self.table = read_only_table(columns)
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(stretch, QHeaderView.ResizeMode.Stretch)
         layout.addWidget(self.table)
-        self.empty_label = QLabel(empty)
+        self.empty_label = plain_label(empty)
         self.empty_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.empty_label.setStyleSheet("color: #5b6270; padding: 12px;")
         layout.addWidget(self.empty_label)
@@ -148,10 +147,10 @@ class RevocableList(QWidget):
         for row, shown in enumerate(rows):
             for column, text in enumerate(shown.cells):
                 item = QTableWidgetItem(text)
-                item.setToolTip(shown.tooltip)
+                item.setToolTip(tooltip(shown.tooltip))  # agents' names, sites, browsers' names
                 self.table.setItem(row, column, item)
             button = QPushButton("Revoke")
-            button.setToolTip(shown.revoke_tooltip)
+            button.setToolTip(tooltip(shown.revoke_tooltip))
             button.clicked.connect(lambda _checked=False, key=shown.key: self.revoke(key))
             self.table.setCellWidget(row, self.table.columnCount() - 1, button)
             self.revoke_buttons[shown.key] = button

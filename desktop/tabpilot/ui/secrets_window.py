@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 
 from tabpilot.ui.dialogs import confirm, fit_placeholder, spawn, window_title
 from tabpilot.ui.icons import app_icon
+from tabpilot.ui.plain import plain_children
 from tabpilot.vault.keyring_store import flush_writes
 from tabpilot.vault.secrets import NAME, SecretError
 
@@ -219,6 +220,7 @@ class SecretsWindow(QWidget):
         dialog = QInputDialog(self)
         dialog.setWindowTitle(window_title("Rename secret"))
         dialog.setLabelText(f"New name for {old} (workflows that use {{{{secret:{old}}}}} must be edited):")
+        plain_children(dialog)
         dialog.setTextValue(old)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)
         dialog.textValueSelected.connect(lambda new: self.rename(old, new.strip()))

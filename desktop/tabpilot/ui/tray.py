@@ -35,6 +35,7 @@ from tabpilot.ui.dialogs import close_on_escape, steps_from_one
 from tabpilot.ui.hand_tab_menu import HandTabMenu
 from tabpilot.ui.icons import TrayLook, app_icon, tray_icon
 from tabpilot.ui.pairing import show_paired_browsers, show_pairing_code
+from tabpilot.ui.plain import menu_text, notification, tooltip
 from tabpilot.ui.rules_window import show_rules_window
 from tabpilot.ui.workflows_menu import WorkflowsMenu
 
@@ -223,11 +224,13 @@ class TrayController(QObject):
             try:
                 await self.facade.open_managed_browser(headless=headless)
             except TabpilotError as exc:  # logged by the app, with the log ref the message gives
-                self.tray.showMessage("Tabpilot", exc.message, QSystemTrayIcon.MessageIcon.Warning)
+                self.tray.showMessage("Tabpilot", notification(exc.message), QSystemTrayIcon.MessageIcon.Warning)
             except Exception as exc:  # a boundary: whatever went wrong is shown, not lost in a task
                 log.exception("the managed browser could not start")
                 self.tray.showMessage(
-                    "Tabpilot", f"The managed browser could not start: {exc}", QSystemTrayIcon.MessageIcon.Warning
+                    "Tabpilot",
+                    notification(f"The managed browser could not start: {exc}"),
+                    QSystemTrayIcon.MessageIcon.Warning,
                 )
             finally:
                 if shiboken6.isValid(self):
@@ -243,8 +246,9 @@ class TrayController(QObject):
     # -- notifications ---------------------------------------------------------------------------
 
     def notify(self, text: str, warning: bool = False) -> None:
+        """`text` may quote a workflow's name, an agent's reason, a page's error: shown as it is."""
         icon = QSystemTrayIcon.MessageIcon.Warning if warning else QSystemTrayIcon.MessageIcon.Information
-        self.tray.showMessage("Tabpilot", text, icon, NOTIFY_MS)
+        self.tray.showMessage("Tabpilot", notification(text), icon, NOTIFY_MS)
 
     def _workflow_finished(self, event: ActivityEvent) -> None:
         workflow_id = str(event.params.get("workflow_id") or "")
@@ -277,8 +281,8 @@ class TrayController(QObject):
         for cid, handoff in waiting.items():
             if cid in self.handoff_actions:
                 continue
-            action = QAction(resume_label(handoff), self.menu)
-            action.setToolTip(f"Done in the page ({handoff.title or handoff.url}): let the agent go on.")
+            action = QAction(menu_text(resume_label(handoff)), self.menu)  # the agent's reason
+            action.setToolTip(tooltip(f"Done in the page ({handoff.title or handoff.url}): let the agent go on."))
             action.triggered.connect(partial(self.facade.resume_handoff, cid))
             self.menu.insertAction(self._handoffs_end, action)
             self.handoff_actions[cid] = action
@@ -327,7 +331,7 @@ class TrayController(QObject):
             link = f"Browser: connected — {name}" + (" (managed)" if info.get("managed") else "")
         else:
             link = "Browser: not connected"
-        self.link_action.setText(link)
+        self.link_action.setText(menu_text(link))  # the browser's name, as it gave it
         self.status_action.setText(f"Tabpilot — port {self.facade.port()}")
         running = self.facade.running_commands()
         self.running_action.setText(
@@ -343,8 +347,12 @@ class TrayController(QObject):
         asking = f"; {waiting} prompt{'s wait' if waiting > 1 else ' waits'} for your answer" if waiting else ""
         if self.handoff_actions:
             asking += "; an agent waits for you in the browser (Resume in this menu)"
+        # (the browser names itself: where the tray's tooltip is HTML, as on X11, it must not be read as such;
+        # elsewhere it is plain text, so it gets no escapes either: look-alikes of < > & instead)
         self.tray.setToolTip(
-            f"Tabpilot — {link.removeprefix('Browser: ')}; AI Web Pilot {'ON' if pilot else 'off'}{asking}"
+            notification(
+                f"Tabpilot — {link.removeprefix('Browser: ')}; AI Web Pilot {'ON' if pilot else 'off'}{asking}"
+            )
         )
 
 

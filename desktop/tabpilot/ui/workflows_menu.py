@@ -4,6 +4,7 @@ workflow's `{{param}}` values and a viewer for a run's rows (copy as JSON, save 
 from __future__ import annotations
 
 import csv
+import html
 import io
 import json
 import logging
@@ -22,7 +23,6 @@ from PySide6.QtWidgets import (
     QFormLayout,
     QHBoxLayout,
     QHeaderView,
-    QLabel,
     QLineEdit,
     QMenu,
     QMessageBox,
@@ -47,6 +47,7 @@ from tabpilot.ui.dialogs import (
     window_title,
 )
 from tabpilot.ui.icons import app_icon
+from tabpilot.ui.plain import menu_text, one_line, plain_label, rich_label, tooltip
 
 if TYPE_CHECKING:
     from tabpilot.app_facade import AppFacade
@@ -54,6 +55,8 @@ if TYPE_CHECKING:
 log = logging.getLogger("tabpilot.ui")
 
 RECENT_RUNS = 15
+NAME_SHOWN = 60
+"""Characters of a workflow's name in a message (it may be anything, a single word of 10,000 letters too)."""
 ERROR_SHOWN = 90
 """Characters of an invalid file's error in its menu item (a click shows it whole)."""
 CELL_SHOWN = 300
@@ -162,11 +165,11 @@ class WorkflowsMenu(QObject):
         self.menu.addAction(self.folder_action)
 
     def _workflow_menu(self, entry: WorkflowEntry, workflow: Workflow) -> QMenu:
-        submenu = QMenu(workflow.name, self.menu)
+        submenu = QMenu(menu_text(workflow.name), self.menu)
         submenu.setToolTipsVisible(True)
         self._submenus.append(submenu)
         last = f"; last run {when(entry.last_run)}: {entry.last_status}" if entry.last_run else ""
-        submenu.menuAction().setToolTip(f"{entry.workflow_id} — {workflow.step_count()} steps{last}")
+        submenu.menuAction().setToolTip(tooltip(f"{entry.workflow_id} — {workflow.step_count()} steps{last}"))
         wid = entry.workflow_id
         run = submenu.addAction("Run")
         run.triggered.connect(partial(self.run, wid, None))
@@ -186,11 +189,11 @@ class WorkflowsMenu(QObject):
         """A file that is not a valid workflow: its error where a person sees it (a greyed item shows no
         tooltip), the whole of it on a click, and the file to fix or delete."""
         error = " ".join((entry.error or "not a valid workflow").split())
-        submenu = QMenu(f"{entry.workflow_id} (invalid)", self.menu)
+        submenu = QMenu(menu_text(f"{entry.workflow_id} (invalid)"), self.menu)
         submenu.setToolTipsVisible(True)
         self._submenus.append(submenu)
-        submenu.menuAction().setToolTip(error)
-        why = submenu.addAction(_elide(f"Why: {error}", ERROR_SHOWN))
+        submenu.menuAction().setToolTip(tooltip(error))
+        why = submenu.addAction(menu_text(_elide(f"Why: {error}", ERROR_SHOWN)))
         why.setToolTip("Show the whole error")
         why.triggered.connect(partial(self.show_error, entry.workflow_id, Path(entry.file).name, error))
         submenu.addSeparator()
@@ -214,7 +217,7 @@ class WorkflowsMenu(QObject):
     def workflow_menu(self, name: str) -> QMenu | None:
         """The submenu of the workflow named `name`, as a user finds it."""
         for action in self.menu.actions():
-            if action.text() == name and action.menu() is not None:
+            if action.text() == menu_text(name) and action.menu() is not None:
                 menu = action.menu()
                 return menu if isinstance(menu, QMenu) else None
         return None
@@ -240,8 +243,8 @@ class WorkflowsMenu(QObject):
         self._recent = items
         self.recent_menu.clear()
         for workflow_id, correlation_id, text, tip in items:
-            action = QAction(text, self.recent_menu)
-            action.setToolTip(tip)
+            action = QAction(menu_text(text), self.recent_menu)
+            action.setToolTip(tooltip(tip))
             action.triggered.connect(partial(self.open_run, workflow_id, correlation_id))
             self.recent_menu.addAction(action)
         if not items:
@@ -319,7 +322,7 @@ class WorkflowsMenu(QObject):
         confirm(
             self.host,
             "Delete workflow",
-            f"Delete the workflow “{name}”?",
+            delete_question(name),
             "Delete",
             lambda: self._delete(workflow_id),
             details=f"Its file ({Path(entry.file).name}) and its saved runs are removed.",
@@ -414,7 +417,7 @@ class ParamsDialog(QDialog):
         self.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)
         self.setMinimumWidth(380)
         layout = QVBoxLayout(self)
-        layout.addWidget(QLabel(f"Values for this run of <b>{_html(workflow.name)}</b>:"))
+        layout.addWidget(rich_label(f"Values for this run of <b>{_html(workflow.name)}</b>:"))
         form = QFormLayout()
         self.fields: dict[str, QLineEdit] = {}
         self.required = [name for name in param_names(workflow) if name not in workflow.params]
@@ -429,9 +432,9 @@ class ParamsDialog(QDialog):
         layout.addLayout(form)
         secrets = sorted(placeholders(workflow.steps)[1])
         if secrets:
-            note = QLabel("Secrets come from your keyring: " + ", ".join(f"{{{{secret:{s}}}}}" for s in secrets))
-            note.setTextFormat(Qt.TextFormat.PlainText)
-            note.setWordWrap(True)
+            note = plain_label(
+                "Secrets come from your keyring: " + ", ".join(f"{{{{secret:{s}}}}}" for s in secrets), wrap=True
+            )
             layout.addWidget(note)
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel)
         self.run_button = self.buttons.addButton("Run", QDialogButtonBox.ButtonRole.AcceptRole)
@@ -466,8 +469,14 @@ def _elide(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def delete_question(name: str) -> str:
+    """What Delete… asks, naming the workflow as it is (cut to fit a message box)."""
+    return f"Delete the workflow “{one_line(name, NAME_SHOWN)}”?"
+
+
 def _html(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    """A name inside our own markup: on one line, every character shown as itself."""
+    return html.escape(one_line(text), quote=False)
 
 
 # -- a run's result ----------------------------------------------------------------------------------
@@ -522,7 +531,9 @@ class RowsModel(QAbstractTableModel):
             text = cell_text(self.rows[index.row()].get(self.columns[index.column()]))
             if role == Qt.ItemDataRole.DisplayRole and len(text) > CELL_SHOWN:
                 return text[:CELL_SHOWN] + "…"
-            return text if role == Qt.ItemDataRole.DisplayRole or len(text) > 40 else None
+            if role == Qt.ItemDataRole.DisplayRole:
+                return text
+            return tooltip(text) if len(text) > 40 else None  # a page's text: shown as it is
         return None
 
     def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
@@ -549,9 +560,7 @@ class RunViewer(QWidget):
         close_on_escape(self)
         self.resize(820, 480)
         layout = QVBoxLayout(self)
-        self.status_label = QLabel(self._status_text(rows))
-        self.status_label.setTextFormat(Qt.TextFormat.PlainText)
-        self.status_label.setWordWrap(True)
+        self.status_label = plain_label(self._status_text(rows), wrap=True)
         self.status_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         layout.addWidget(self.status_label)
         self.model = RowsModel(rows, self)
