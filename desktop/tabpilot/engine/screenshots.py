@@ -68,7 +68,7 @@ class ScreenshotArgs(FrameArgs):
     annotate: bool = arg("draw the interactive elements' snapshot refs (@e1...) on it", default=False)
     responsive: bool = arg(f"three shots: {RESPONSIVE_DOC}", default=False)
     save: bool = arg("write a file under the artifacts folder; answer its path, not the image", default=False)
-    path: str | None = arg("file name inside the artifacts folder (implies save)", default=None)
+    path: str | None = arg("file name inside the artifacts folder (implies save)", default=None, path=True)
     timeout_ms: int = arg("wait for the element; default 10000", default=10_000, minimum=100, maximum=120_000)
 
 
