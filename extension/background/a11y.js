@@ -6,6 +6,7 @@
 // axe refuses to run twice at once in a document, so there is at most one run per tab: an identical
 // request joins it, a different one waits for it. Node snippets and selectors never carry the values
 // or text of redacted elements (content/agent.js's redaction: `redact`, or its defaults).
+import { closedFrame, closedKind, closedPage } from "./closed_pages.js";
 import { ensureAgent } from "./content.js";
 import { locateFrame } from "./frames.js";
 import * as ext from "./ext.js";
@@ -255,6 +256,9 @@ export async function audit(tab, params, frameMs) {
     reply = await Promise.race([sharedRun(tab.id, frameId, opts), timeout]);
   } catch (err) {
     if (err instanceof TPError) throw err;
+    const kind = closedKind(tab, err);
+    if (kind && !frameId) throw closedPage(tab, err, kind);
+    if (kind) throw closedFrame(frameId, err);
     throw new TPError(Codes.NOT_SUPPORTED, `Tabpilot cannot audit this page: ${err?.message ?? err}`, { tab_id: tab.id });
   } finally {
     clearTimeout(timer);

@@ -5,6 +5,7 @@ import { audit } from "./a11y.js";
 import { check, dismissOverlays, download, drag, fill, focus, history, hover, select, upload, waitFor } from "./acting.js";
 import { click, press, type } from "./actions.js";
 import { flushCapture } from "./capture.js";
+import { closedKind, closedPage, emptySnapshot } from "./closed_pages.js";
 import { crop } from "./crop.js";
 import { toContent } from "./content.js";
 import { guarded, handleDialog, listDialogs } from "./dialogs.js";
@@ -37,14 +38,14 @@ async function track(params) {
   return { tracked: shown(tab) };
 }
 
-/** An op on the page's elements: the target tab, readable; (tab, params, frame timeout_ms) → data. */
 // A new tab's about:blank is closed to extensions, but there is nothing in it to read: its answer is
-// known (a fresh managed browser starts there, and an agent's first look should not fail).
+// known (a fresh managed browser starts there, and an agent's first look should not fail). The
+// browser's error page after a failed load is closed too; what is known of it is its address and title.
 const isBlank = (tab) => tab.url === "about:blank" && tab.status !== "loading";
 
 function blankPage(tab) {
   return {
-    url: "about:blank",
+    url: tab.url ?? "about:blank",
     title: tab.title ?? "",
     viewport: { width: tab.width ?? 0, height: tab.height ?? 0 },
     scroll: { x: 0, y: 0 },
@@ -54,6 +55,27 @@ function blankPage(tab) {
     links: 0,
     images: 0,
     interactiveElements: 0,
+  };
+}
+
+const noMatches = (tab) => ({ url: tab.url ?? "", title: tab.title ?? "", matches: [], matchCount: 0, returnedCount: 0 });
+
+/**
+ * A page.info or dom.query: on a blank tab or an error page (closed_pages.js), the empty answer `empty`
+ * gives; elsewhere the content op.
+ * @param {"page.info" | "dom.query"} op @param {(tab: chrome.tabs.Tab) => object} empty
+ */
+function briefOr(op, empty) {
+  return async (/** @type {Record<string, any>} */ p) => {
+    const tab = await targetTab(p);
+    if (isBlank(tab)) return empty(tab);
+    try {
+      return await toContent(tab, op, p);
+    } catch (err) {
+      const kind = closedKind(tab, err);
+      if (kind === "blank" || kind === "error_page") return empty(tab);
+      throw err;
+    }
   };
 }
 
@@ -113,12 +135,7 @@ function scripted(run) {
       return await run(tab, params, frameMs);
     } catch (err) {
       if (err instanceof TPError) throw err;
-      const where = (tab.url || "this page").split("?")[0];
-      throw new TPError(
-        Codes.NOT_SUPPORTED,
-        `Tabpilot cannot read ${where}: the browser keeps extensions out of it (${err?.message ?? err}). Navigate the tab to a web page first.`,
-        { tab_id: tab.id, url: tab.url },
-      );
+      throw closedPage(tab, err, closedKind(tab, err) ?? "browser");
     }
   });
 }
@@ -148,14 +165,8 @@ async function resolveTab(params) {
  * @type {{[K in keyof OpParams]: (p: OpParams[K], frameMs: number) => Promise<unknown>}}
  */
 export const OPS = {
-  "page.info": async (p) => {
-    const tab = await targetTab(p);
-    return isBlank(tab) ? blankPage(tab) : toContent(tab, "page.info", p);
-  },
-  "dom.query": async (p) => {
-    const tab = await targetTab(p);
-    return isBlank(tab) ? { url: "about:blank", title: tab.title ?? "", matches: [], matchCount: 0, returnedCount: 0 } : toContent(tab, "dom.query", p);
-  },
+  "page.info": briefOr("page.info", blankPage),
+  "dom.query": briefOr("dom.query", noMatches),
   "tabs.list": async () => ({ tabs: await listTabs() }),
   "tabs.track": track,
   "tab.navigate": async (p) => navigate(await targetTab(p), p),
@@ -195,7 +206,16 @@ export const OPS = {
   "page.assert": onPage(pageAssert),
   "page.injection_scan": scripted((tab, p) => readInFrame(tab, "page.injection_scan", p)),
   "a11y.audit": async (p, frameMs) => audit(await targetTab(p), p, frameMs),
-  "dom.snapshot": onPage(snapshot),
+  "dom.snapshot": onPage(async (tab, p, frameMs) => {
+    try {
+      return await snapshot(tab, p, frameMs);
+    } catch (err) {
+      const kind = closedKind(tab, err);
+      const empty = kind && emptySnapshot(tab, p, kind);
+      if (empty) return empty;
+      throw err;
+    }
+  }),
   "dom.highlight": onPage(highlight),
   "dom.describe": async (p) => toContent(await targetTab(p), "dom.describe", p),
   "dialogs.list": async (p) => listDialogs(p),

@@ -263,7 +263,10 @@ export class Connection {
     const marks = msg.trace === true ? trace.begin() : null;
     let reply;
     try {
-      if (PAGE_CHANGING_OPS.has(msg.op) && !this.appState.ai_web_pilot) {
+      // A screenshot at a device's size emulates that device in the tab, which the page sees (resize
+      // events): an emulation, refused with the pilot off as emulation.set is.
+      const emulating = msg.op === "tab.screenshot" && msg.params?.device != null;
+      if ((PAGE_CHANGING_OPS.has(msg.op) || emulating) && !this.appState.ai_web_pilot) {
         throw new TPError(Codes.AI_WEB_PILOT_DISABLED, "AI Web Pilot is off in the Tabpilot app.");
       }
       reply = resultOk(msg.id, await this.dispatch(msg.op, msg.params, msg.timeout_ms ?? 10_000));

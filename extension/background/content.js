@@ -4,6 +4,7 @@
 // isolated world is quicker than a message round trip; where the content scripts are not running yet
 // (tabs opened before the extension was installed or reloaded) they are injected first, all of them,
 // in the manifest's order.
+import { closedKind, closedPage } from "./closed_pages.js";
 import * as ext from "./ext.js";
 import { splitFrame } from "./frame_refs.js";
 import { Codes, TPError } from "./protocol.js";
@@ -72,6 +73,8 @@ export async function toContent(tab, op, params) {
     reply = await askPage(tab.id, op, frameId ? { ...params, selector } : params, frameId);
   } catch (err) {
     if (frameId) throw frameGone(frameId, params.selector);
+    const kind = closedKind(tab, err);
+    if (kind) throw closedPage(tab, err, kind);
     throw new TPError(Codes.NOT_SUPPORTED, `Tabpilot cannot read this page: ${err?.message ?? err}`, { tab_id: tab.id });
   }
   if (!reply) throw new TPError(Codes.INTERNAL, "The page did not answer (it may be navigating).");

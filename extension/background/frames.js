@@ -2,6 +2,7 @@
 // Frames: which frame the `frame` parameter names, where a frame's viewport sits in the tab's (for
 // trusted clicks, whose coordinates are the top frame's), and the dispatch step that qualifies an
 // op's selector with its frame so that every element op reaches into frames the same way.
+import { closedFrame, closedKind, closedPage, emptyRead } from "./closed_pages.js";
 import { askPage, evalInFrame, frameGone, unwrap } from "./content.js";
 import * as ext from "./ext.js";
 import { frameRef, qualify, splitFrame, urlMatches } from "./frame_refs.js";
@@ -144,7 +145,19 @@ export async function readInFrame(tab, op, params) {
       rest.selector = named.selector || undefined;
     }
   }
-  const reply = await askPage(tabId, op, rest, frameId);
+  let reply;
+  try {
+    reply = await askPage(tabId, op, rest, frameId);
+  } catch (err) {
+    // A frame that cannot be entered: one that went away, or one the browser keeps closed (its
+    // refusal says so). The top of a blank tab or of an error page reads as the empty page it is.
+    const kind = closedKind(tab, err);
+    if (frameId) throw kind ? closedFrame(frameId, err) : frameGone(frameId, `@f${frameId}`);
+    if (!kind) throw err;
+    const empty = emptyRead(tab, op, params, kind);
+    if (empty) return empty;
+    throw closedPage(tab, err, kind);
+  }
   if (!reply) throw new TPError(Codes.INTERNAL, "The frame did not answer (it may be navigating).");
   return unwrap(reply);
 }

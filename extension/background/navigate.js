@@ -67,11 +67,18 @@ function waitForNavigation(tabId, requested, waitUntil, timeoutMs, before) {
     const onError = (d) => {
       if (!mine(d)) return;
       if (d.error !== "net::ERR_ABORTED") {
-        fail(new TPError(Codes.INVALID_PARAMS, `The page could not be loaded: ${d.error}.`, { net_error: d.error, url: d.url }));
+        // The address was fine; the network or the server was not (refused, unresolvable, reset): the
+        // tab now shows the browser's error page, and stays usable (closed_pages.js reads it as empty).
+        fail(
+          new TPError(Codes.NAVIGATION_FAILED, `The page could not be loaded: ${d.error}. Check the address and that the site is up, then navigate again.`, {
+            net_error: d.error,
+            url: d.url,
+          }),
+        );
       } else if (!committed && !(before.pendingUrl && d.url === before.pendingUrl)) {
         // A download, a 204, or a navigation the page cancelled: no page will load.
         fail(
-          new TPError(Codes.INVALID_PARAMS, `Opening ${d.url} did not load a page (a download, an empty response, or cancelled).`, {
+          new TPError(Codes.NAVIGATION_FAILED, `Opening ${d.url} did not load a page (a download, an empty response, or cancelled).`, {
             net_error: d.error,
             url: d.url,
           }),

@@ -55,11 +55,28 @@ export function resultOk(id, data) {
   return { type: "result", id, ok: true, data: data ?? {} };
 }
 
+/**
+ * Chrome's refusals to run a script in a page it keeps from extensions: a page of its own, the Web Store,
+ * an error page, a data: or PDF page, a blank tab (background/closed_pages.js says which).
+ */
+const REFUSED_ENTRY = /^Cannot access (contents of|a chrome|a chrome-extension|the contents)|cannot be scripted|is showing error page|^Cannot script /i;
+
+/** @param {string} message */
+export const refusedEntry = (message) => REFUSED_ENTRY.test(message);
+
 export function resultErr(id, error) {
   const known = error instanceof TPError;
+  const text = error?.message ?? String(error);
+  // A refusal that reached here without its page (closed_pages.js words it with the tab) is still no
+  // fault of ours: not_supported, with what to do, rather than `internal`.
+  const refused = !known && refusedEntry(text);
   const wire = {
-    code: known ? error.code : Codes.INTERNAL,
-    message: known ? error.message : `Extension error: ${error?.message ?? String(error)}`,
+    code: known ? error.code : refused ? Codes.NOT_SUPPORTED : Codes.INTERNAL,
+    message: known
+      ? error.message
+      : refused
+        ? `The browser keeps extensions out of this page (${text}). Navigate the tab to a web page first.`
+        : `Extension error: ${text}`,
   };
   if (known && error.details) wire.details = error.details;
   return { type: "result", id, ok: false, error: wire };

@@ -2,6 +2,7 @@
 // Time budgets and page readiness for the element operations. A content op that is running when the
 // page navigates ends with its document (executeScript then answers null); inPage waits for the tab
 // to finish loading and runs the op again in the new document with whatever time is left.
+import { closedKind, closedPage } from "./closed_pages.js";
 import { askPage, frameGone, unwrap } from "./content.js";
 import * as ext from "./ext.js";
 import { subscribe } from "./hub.js";
@@ -149,6 +150,8 @@ async function runInFrame(tabId, frameId, op, params, deadline) {
         await tabLoaded(tabId, deadline.left());
         continue;
       }
+      const kind = closedKind(now, err);
+      if (kind) throw closedPage(now, err, kind);
       throw new TPError(Codes.NOT_SUPPORTED, `Tabpilot cannot work in this page: ${err?.message ?? err}`, { tab_id: tabId });
     } finally {
       guard.cancel();

@@ -72,3 +72,16 @@ test("a frame carries a page's JSON text verbatim, and nothing a page writes can
   });
   assert.equal(encodeFrame({ a: [1, "two"] }), JSON.stringify({ a: [1, "two"] }));
 });
+
+test("resultErr answers a browser's refusal to enter a page as not_supported with what to do, never internal", () => {
+  for (const chrome of [
+    'Cannot access contents of url "about:blank". Extension manifest must request permission to access this host.',
+    "Frame with ID 0 is showing error page",
+    "The extensions gallery cannot be scripted.",
+    "Cannot access a chrome:// URL",
+  ]) {
+    const wire = resultErr("c1", new Error(chrome)).error;
+    assert.equal(wire.code, "not_supported", chrome);
+    assert.match(wire.message, /keeps extensions out of this page .*Navigate the tab/, chrome);
+  }
+});

@@ -248,8 +248,23 @@ async def test_annotate_draws_the_refs_on_the_picture_and_leaves_the_page_alone(
     assert drawn.getpixel((round(700 * dpr), round(150 * dpr))) == plain.getpixel((round(700 * dpr), round(150 * dpr)))
 
 
-async def test_responsive_takes_three_devices_and_restores_the_tab(
+async def test_a_responsive_screenshot_is_an_emulation_the_pilot_must_allow(
     mcp: StdioMcp, e2e_app: App, tab: Any, site: FixtureSite
+) -> None:
+    """Each device's size is a resize the page sees (6 resize events for three devices): with the pilot
+    off, a responsive screenshot is refused as an emulation is, and the page sees nothing happen."""
+    await show(e2e_app, tab, site, "/resize-count.html")
+    refused = await mcp.error("generate", {"type": "screenshot", "responsive": True})
+    assert refused["error"] == "ai_web_pilot_disabled", refused
+    plain = await mcp.call("generate", {"type": "screenshot"})  # a plain screenshot stays a read
+    assert not plain.is_error, plain.structured_content
+    # The page's own count, read after both calls answered (a resize would have been counted by now:
+    # the responsive shot waits for each device's frame to be drawn before it answers).
+    assert await tab.evaluate("window.resizes") == 0
+
+
+async def test_responsive_takes_three_devices_and_restores_the_tab(
+    mcp: StdioMcp, e2e_app: App, tab: Any, site: FixtureSite, pilot_on: None
 ) -> None:
     await show(e2e_app, tab, site, "/shots.html")
     m = await page_metrics(tab)
@@ -310,7 +325,7 @@ async def tabpilot(home: Path, cwd: Path, *args: str) -> str:
 
 
 async def test_the_cli_writes_the_pictures_to_files_and_prints_their_paths(
-    e2e_app: App, e2e_home: Path, tab: Any, site: FixtureSite, tmp_path: Path
+    e2e_app: App, e2e_home: Path, tab: Any, site: FixtureSite, tmp_path: Path, pilot_on: None
 ) -> None:
     await show(e2e_app, tab, site, "/shots.html")
     dpr = (await page_metrics(tab))["dpr"]

@@ -481,7 +481,8 @@ async def test_the_rule_buttons_say_exactly_what_they_allow(make_app: AppFactory
 def test_every_command_that_asks_says_in_words_what_it_would_do() -> None:
     """A person reads "wants to block this tab's requests matching patterns", not "run configure block_urls"."""
     for command in build_registry().all():
-        if command.approval is None or (command.tool, command.mode) in (("interact", "upload"), ("interact", "scrape")):
+        asks = command.approval is not None or command.emulates_when is not None  # a responsive screenshot asks
+        if not asks or (command.tool, command.mode) in (("interact", "upload"), ("interact", "scrape")):
             continue
         request = ApprovalRequest("corr-1", "agent", command.tool, command.mode, {}, steps=({"type": command.mode},))
         assert f"run {command.tool} {command.mode}" not in headline(request), command.name

@@ -40,6 +40,7 @@ class _Spec:
     maximum: float | None = None
     clamp: bool = False
     allow_empty: bool = False
+    path: bool = False
 
 
 def arg(
@@ -51,9 +52,10 @@ def arg(
     maximum: float | None = None,
     clamp: bool = False,
     allow_empty: bool = False,
+    path: bool = False,
 ) -> Any:
-    """A parameter: its one-line doc, default (none: required) and limits."""
-    spec = _Spec(doc, enum, minimum, maximum, clamp, allow_empty)
+    """A parameter: its one-line doc, default (none: required) and limits; `path`: it names a file (no NUL)."""
+    spec = _Spec(doc, enum, minimum, maximum, clamp, allow_empty, path)
     if default is MISSING:
         return dataclasses.field(metadata={_META: spec})
     if isinstance(default, list | dict):
@@ -151,6 +153,7 @@ def _params_of(cls: type[Args]) -> tuple[Param, ...]:
             clamp=spec.clamp,
             items=items,
             allow_empty=spec.allow_empty,
+            path=spec.path,
         )
         found.append((order[declared_in[f.name]], position, param))
     # The class's own fields first, then its bases' (nearest first): `tab_id` comes last.

@@ -146,6 +146,11 @@ class Command(Generic[A]):
     approval_steps: ApprovalSteps | None = None
     """For a command whose need for approval depends on its parameters (a workflow): what changes a
     page, approved all at once. None or no steps: no approval needed."""
+    emulates_when: str | None = None
+    """A boolean parameter that, true, makes this read emulate a device in the tab, which the page can
+    observe (`generate screenshot responsive:true` resizes it, and its resize listeners run): the call is
+    then gated and approved as the `emulation` class is (configure emulate_device): the pilot on, and a
+    person's yes or a standing emulation rule. False or absent: the plain read it is."""
     params: tuple[Param, ...] = field(init=False)
     """The declared parameters (from `args`)."""
     all_params: tuple[Param, ...] = field(init=False)
@@ -162,6 +167,18 @@ class Command(Generic[A]):
             object.__setattr__(self, "result", results.shape(self.returns))
         if self.kind == "mutate" and self.approval is None and self.approval_steps is None:
             raise ValueError(f"{self.name}: a page-changing command needs an approval class")
+
+    def emulates(self, params: Mapping[str, Any]) -> bool:
+        """Does this call emulate a device in the tab (see `emulates_when`)?"""
+        return self.emulates_when is not None and params.get(self.emulates_when) is True
+
+    def gated(self, params: Mapping[str, Any]) -> bool:
+        """Does this call need AI Web Pilot on?"""
+        return self.pilot_gated or self.emulates(params)
+
+    def approval_class(self, params: Mapping[str, Any]) -> ApprovalClass | None:
+        """The class of standing rule that can cover this call."""
+        return "emulation" if self.approval is None and self.emulates(params) else self.approval
 
     @property
     def name(self) -> str:

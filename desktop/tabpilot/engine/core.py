@@ -173,7 +173,7 @@ class Engine:
         command, params = self.registry.resolve(tool, args)
         trace.mark("validated")
         if not approved:
-            self._gate(command)
+            self._gate(command, params)
         background = bool(params.pop("background", False))
         wait_ms = params.pop(command.wait_param, None) if command.wait_param else None
         job = self.jobs.create(command.tool, command.mode, self.clock.monotonic())
@@ -185,8 +185,8 @@ class Engine:
         limit_ms = (wait_ms if wait_ms is not None else command.default_wait_ms) if command.wait_param else None
         return await self.wait(job, limit_ms)
 
-    def _gate(self, command: Command) -> None:
-        if command.pilot_gated and not self.pilot.ai_web_pilot:
+    def _gate(self, command: Command, params: dict[str, Any]) -> None:
+        if command.gated(params) and not self.pilot.ai_web_pilot:
             raise TabpilotError("ai_web_pilot_disabled", PILOT_OFF_MESSAGE)
         if command.capability and not self.pilot.allows(command.capability):
             raise TabpilotError(
@@ -278,7 +278,7 @@ class Engine:
                     raise
                 started = replace(started, decided_by=decided_by)
                 waited = self.clock.monotonic() - asked_at > ANSWERED_AT_ONCE_S
-                self._gate(command)  # the user may have switched the pilot off while the prompt waited
+                self._gate(command, params)  # the user may have switched the pilot off while the prompt waited
                 if tab_id is not None and command.targets_tab:
                     # What was approved is this tab, showing this site: not whichever tab is in front
                     # by the time the person answers.
@@ -445,7 +445,7 @@ class Engine:
             steps_hash=scope.steps_hash,
             action_class="workflows"
             if scope.site_free
-            else (scope.action_class or command.approval or action_class(steps)),
+            else (scope.action_class or command.approval_class(shown) or action_class(steps)),
         )
         job.set_status("awaiting_approval")
         try:

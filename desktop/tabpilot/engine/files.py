@@ -57,6 +57,8 @@ def resolve_upload_path(raw: str, uploads: Path | None, allowed: Sequence[Path] 
     roots = [r.expanduser().resolve() for r in ([uploads] if uploads is not None else []) + list(allowed)]
     if not raw.strip():
         raise _refuse("A file path in 'files' is empty.")
+    if "\x00" in raw:  # the parameter's check refuses it first; a workflow file read back must not get past here
+        raise _refuse("A file path in 'files' must not contain a NUL character (\\0): no file name has one.")
     given = Path(raw).expanduser()
     if not given.is_absolute():
         if uploads is None:

@@ -23,7 +23,7 @@ class WorkflowIdArgs(Args):
 
 @dataclass(frozen=True, kw_only=True)
 class WorkflowArtifactArgs(WorkflowIdArgs):
-    path: str | None = arg("file name under the artifacts folder (default <workflow_id>.py)", default=None)
+    path: str | None = arg("file name under the artifacts folder (default <workflow_id>.py)", default=None, path=True)
 
 
 class Script(TypedDict):
@@ -71,7 +71,7 @@ def saved_workflow(ctx: CommandContext, workflow_id: str) -> Workflow:
 class TestArgs(Args):
     workflow_id: str | None = arg("a saved workflow instead of this session's actions", default=None)
     name: str | None = arg("what the test is about (its function's name)", default=None)
-    path: str | None = arg("file name under the artifacts folder (default test_<name>.py)", default=None)
+    path: str | None = arg("file name under the artifacts folder (default test_<name>.py)", default=None, path=True)
 
 
 class GeneratedTest(TypedDict):

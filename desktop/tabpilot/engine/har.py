@@ -46,7 +46,7 @@ RESOURCE_TYPES = {
 @dataclass(frozen=True, kw_only=True)
 class HarArgs(TabArgs):
     url_filter: str | None = arg("only requests whose URL contains this", default=None)
-    path: str | None = arg("file name inside the artifacts folder (default har-<time>.har)", default=None)
+    path: str | None = arg("file name inside the artifacts folder (default har-<time>.har)", default=None, path=True)
 
 
 class Har(TypedDict):

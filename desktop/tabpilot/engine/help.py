@@ -66,6 +66,8 @@ def example_arguments(command: AnyCommand) -> dict[str, Any]:
 def gate_of(command: AnyCommand) -> str:
     """What a mode needs, in the words the help and the docs use."""
     if not command.pilot_gated:
+        if command.emulates_when is not None:
+            return f"no pilot needed; with {command.emulates_when}: pilot + approval (emulation)"
         return "no pilot needed"
     if command.kind == "mutate":
         return "pilot + approval"

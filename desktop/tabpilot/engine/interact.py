@@ -296,6 +296,9 @@ COMMANDS: list[Command[Any]] = [
         NavigateArgs,
         returns=Navigated,
         example_result={"status": "complete", "url": "https://example.com/", "title": "Example Domain"},
+        notes="A load that fails on the way (connection refused, a host that does not resolve, a download) is "
+        "`navigation_failed` with the browser's `net_error`. The tab then shows the browser's error page: reads "
+        "answer it as an empty page with its address and a note, and navigating again works.",
         ops=("tab.navigate",),
         pilot_gated=True,
         step=True,

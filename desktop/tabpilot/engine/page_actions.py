@@ -46,7 +46,7 @@ class DragArgs(ElementArgs):
 @dataclass(frozen=True, kw_only=True)
 class UploadArgs(ElementArgs):
     selector: str = arg("<input type=file> (or its label): CSS selector or @ref")
-    files: list[Any] = arg("paths (in uploads/ or allowed folders) and/or {name, content_base64, mime}")
+    files: list[Any] = arg("paths (in uploads/ or allowed folders) and/or {name, content_base64, mime}", path=True)
 
 
 @dataclass(frozen=True, kw_only=True)

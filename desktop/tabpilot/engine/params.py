@@ -42,6 +42,9 @@ class Param:
     items: ParamType | None = None
     allow_empty: bool = False
     """A required string that may be "" (a field filled with nothing: cleared)."""
+    path: bool = False
+    """It names a file (a path or a file name, or a list of them): a NUL character anywhere in it is refused
+    here, before anything opens a file (Python's "embedded null byte" would otherwise escape as a bug)."""
 
     def schema(self) -> dict[str, Any]:
         out: dict[str, Any] = {"type": self.type}
@@ -75,6 +78,12 @@ class Param:
             raise TabpilotError(
                 "invalid_params",
                 f"{where}: '{self.name}' must be one of {', '.join(self.enum)}; got {shown(value)}.",
+                param=self.name,
+            )
+        if self.path and _has_nul(value):
+            raise TabpilotError(
+                "invalid_params",
+                f"{where}: '{self.name}' must not contain a NUL character (\\0): no file name has one.",
                 param=self.name,
             )
         if self.type == "string" and self.required and not self.allow_empty and not value.strip():
@@ -148,6 +157,17 @@ def _validate(params: Sequence[Param], given: Mapping[str, Any], where: str) -> 
             raise TabpilotError("invalid_params", f"{where}: '{p.name}' is required.", param=p.name)
         out[p.name] = p.check(value, where)
     return out
+
+
+def _has_nul(value: Any) -> bool:
+    """A NUL in the string, or in any string of the list or object (an inline upload's name)."""
+    if isinstance(value, str):
+        return "\x00" in value
+    if isinstance(value, list):
+        return any(_has_nul(v) for v in value)
+    if isinstance(value, dict):
+        return any(_has_nul(v) for v in value.values())
+    return False
 
 
 def _article(t: str) -> str:

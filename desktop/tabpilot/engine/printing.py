@@ -79,12 +79,14 @@ class PdfArgs(TabArgs):
     footer_template: str | None = arg("HTML, as header_template", default=None)
     page_numbers: bool = arg("a 'page / total' footer when no footer_template", default=False)
     prefer_css_page_size: bool = arg("a CSS @page size wins over format", default=False)
-    path: str | None = arg("file name inside the artifacts folder (default pdf-<time>.pdf)", default=None)
+    path: str | None = arg("file name inside the artifacts folder (default pdf-<time>.pdf)", default=None, path=True)
 
 
 @dataclass(frozen=True, kw_only=True)
 class ArchiveArgs(TabArgs):
-    path: str | None = arg("file name inside the artifacts folder (default archive-<time>.mhtml)", default=None)
+    path: str | None = arg(
+        "file name inside the artifacts folder (default archive-<time>.mhtml)", default=None, path=True
+    )
 
 
 class Pdf(TypedDict):

@@ -16,9 +16,9 @@ from pathlib import PurePath
 from typing import Any, NotRequired, TypedDict
 
 from tabpilot.engine import results
-from tabpilot.engine.args import FrameArgs, TabArgs, arg
+from tabpilot.engine.args import FrameArgs, TabArgs, arg, build
 from tabpilot.engine.artifacts import write_artifact
-from tabpilot.engine.commands import Cli, Command
+from tabpilot.engine.commands import ApprovalScope, Cli, Command
 from tabpilot.engine.context import CommandContext
 from tabpilot.engine.errors import TabpilotError
 from tabpilot.engine.generate import ATTACHMENTS
@@ -66,9 +66,9 @@ class ScreenshotArgs(FrameArgs):
     quality: int = arg("jpeg quality", default=80, minimum=1, maximum=100)
     scale: float = arg("picture px = CSS px x devicePixelRatio x scale", default=1.0, minimum=0.1, maximum=3)
     annotate: bool = arg("draw the interactive elements' snapshot refs (@e1...) on it", default=False)
-    responsive: bool = arg(f"three shots: {RESPONSIVE_DOC}", default=False)
+    responsive: bool = arg(f"three shots: {RESPONSIVE_DOC} (resizes the tab: pilot + approval)", default=False)
     save: bool = arg("write a file under the artifacts folder; answer its path, not the image", default=False)
-    path: str | None = arg("file name inside the artifacts folder (implies save)", default=None)
+    path: str | None = arg("file name inside the artifacts folder (implies save)", default=None, path=True)
     timeout_ms: int = arg("wait for the element; default 10000", default=10_000, minimum=100, maximum=120_000)
 
 
@@ -287,6 +287,17 @@ def deliver(ctx: CommandContext, picture: Picture, *, fmt: str, save: bool, path
     return answer
 
 
+def _responsive_scope(engine: Any, params: dict[str, Any]) -> ApprovalScope | None:
+    """A responsive call is approved as an emulation of the tab it shows (commands.py `emulates_when`);
+    its parameters are checked first, so a bad call is refused before anyone is asked."""
+    _check(build(ScreenshotArgs, params))
+    if params.get("responsive") is not True:
+        return None
+    shown = {k: v for k, v in params.items() if v is not None and v is not False and k != "tab_id"}
+    step = {"type": "screenshot", **shown}
+    return ApprovalScope(steps=[step], acts_on_current_tab=True)
+
+
 async def _screenshot(ctx: CommandContext, a: ScreenshotArgs) -> Screenshot:
     _check(a)
     if a.format == "png" and a.path and a.path.lower().endswith((".jpg", ".jpeg")):
@@ -351,11 +362,19 @@ COMMANDS: list[Command[Any]] = [
             f"{MAX_PIXELS} px is cut there, with a note giving the clip for the rest. save/path write the file "
             "under the artifacts folder and answer its path instead of the image. annotate: boxes and refs "
             f"(as observe snapshot interactive_only gives them) drawn on the picture, listed in refs. responsive: "
-            f"{RESPONSIVE_DOC}, one image each (shots), the tab's own size and emulation restored after."
+            f"{RESPONSIVE_DOC}, one image each (shots), the tab's own size and emulation restored after. A "
+            "responsive screenshot emulates each device in the person's tab, and the page sees it (resize events, "
+            "its layout changing under the person's eyes): it needs AI Web Pilot on and is approved as an "
+            "emulation (a standing emulation rule for the site covers it), as configure emulate_device is."
         ),
         example={"selector": "#chart", "scale": 2},
         example_result={"width": 1200, "height": 640, "format": "png", "size_bytes": 48213},
         ops=("tab.screenshot", "dom.snapshot"),
+        # Not rendered out of the page's sight: CDP emulation on the tab itself is what the page sees, and a
+        # hidden copy of the tab would load the page again (a second request, a fresh session state). So
+        # a responsive shot is what it is, an emulation, and gated and approved as one.
+        emulates_when="responsive",
+        approval_steps=_responsive_scope,
         cli=Cli("screenshot", short=(("full_page", "f"),), save=True),
     ),
     Command(

@@ -92,6 +92,8 @@ VERBS = {
     ("configure", "load_state"): "restore a saved browser state (cookies and storage) in this tab",
     ("configure", "emulate_device"): "make this tab act as another device (screen, touch, user agent)",
     ("configure", "set_viewport"): "change this tab's screen size",
+    ("generate", "screenshot"): "take screenshots of this tab at phone, tablet and desktop sizes (the page is "
+    "resized for each, then put back)",
     ("configure", "set_user_agent"): "change the browser this tab says it is (user agent)",
     ("configure", "set_headers"): "add headers to every request of this tab",
     ("configure", "mock_route"): "answer this tab's requests matching a pattern with made-up responses",

@@ -17,7 +17,7 @@ from tabpilot.engine.errors import TabpilotError
 from tabpilot.engine.generate import ATTACHMENTS
 from tabpilot.engine.screenshots import RESPONSIVE
 from tests.unit.engine.conftest import EngineFactory
-from tests.unit.fakes import FakeBrowser
+from tests.unit.fakes import FakeApprovals, FakeBrowser
 
 
 def png(width: int, height: int, colour: tuple[int, int, int] = (255, 255, 255)) -> str:
@@ -118,10 +118,13 @@ async def test_annotate_draws_the_snapshot_boxes_where_the_picture_shows_them(
     assert image.getpixel((350, 20)) == (255, 255, 255)
 
 
-async def test_responsive_takes_each_device_in_turn(engine: Engine, browser: FakeBrowser) -> None:
+async def test_responsive_takes_each_device_in_turn(
+    engine: Engine, browser: FakeBrowser, approvals: FakeApprovals
+) -> None:
+    approvals.script = ["allow"]
     browser.queued["tab.screenshot"] = [reply(750, 1624), reply(1536, 2048), reply(1280, 800)]
     answer = await shoot(engine, responsive=True)
-    devices = [c.params["device"] for c in browser.calls]
+    devices = [c.params["device"] for c in browser.calls if c.op == "tab.screenshot"]
     assert devices == [d.wire() for d in RESPONSIVE]
     assert devices[0] == {"width": 375, "height": 812, "device_scale_factor": 2, "mobile": True}
     assert [(s["device"], s["width"]) for s in answer["shots"]] == [
@@ -130,6 +133,29 @@ async def test_responsive_takes_each_device_in_turn(engine: Engine, browser: Fak
         ("desktop", 1280),
     ]
     assert len(answer[ATTACHMENTS]) == 3
+
+
+async def test_a_responsive_screenshot_is_gated_and_approved_as_an_emulation(
+    make_engine: EngineFactory, browser: FakeBrowser, approvals: FakeApprovals
+) -> None:
+    """It resizes the person's tab (the page sees each device's size): the pilot must be on, and a person
+    (or a standing emulation rule) says yes, as for configure emulate_device. A plain screenshot asks nobody."""
+    off = make_engine(pilot_on=False)
+    with pytest.raises(TabpilotError) as caught:
+        await shoot(off, responsive=True)
+    assert caught.value.code == "ai_web_pilot_disabled"
+    browser.replies["tab.screenshot"] = reply()
+    await shoot(off)  # a read, with the pilot off too
+    assert approvals.requests == []
+
+    on = make_engine()
+    approvals.script = ["deny"]
+    with pytest.raises(TabpilotError) as caught:
+        await shoot(on, responsive=True)
+    assert caught.value.code == "approval_denied"
+    (asked,) = approvals.requests
+    assert asked.action_class == "emulation" and asked.steps[0]["responsive"] is True
+    assert all("device" not in c.params for c in browser.calls if c.op == "tab.screenshot")
 
 
 async def test_zoom_region_asks_for_a_viewport_clip_magnified(engine: Engine, browser: FakeBrowser) -> None:
@@ -148,9 +174,10 @@ async def test_zoom_region_asks_for_a_viewport_clip_magnified(engine: Engine, br
 
 
 async def test_responsive_saved_writes_a_file_per_device(
-    make_engine: EngineFactory, browser: FakeBrowser, tmp_path: Path
+    make_engine: EngineFactory, browser: FakeBrowser, approvals: FakeApprovals, tmp_path: Path
 ) -> None:
     engine = make_engine(config=EngineConfig(artifacts_dir=tmp_path / "artifacts"))
+    approvals.script = ["allow", "allow"]
     browser.queued["tab.screenshot"] = [reply(750, 1624), reply(1536, 2048), reply(1280, 800)]
     named = await shoot(engine, responsive=True, path="site/home.png")
     assert ATTACHMENTS not in named
