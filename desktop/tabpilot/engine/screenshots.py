@@ -287,7 +287,7 @@ def deliver(ctx: CommandContext, picture: Picture, *, fmt: str, save: bool, path
     return answer
 
 
-def _responsive_scope(engine: Any, params: dict[str, Any]) -> ApprovalScope | None:
+def _responsive_scope(engine: Any, params: dict[str, Any], _caller: Any) -> ApprovalScope | None:
     """A responsive call is approved as an emulation of the tab it shows (commands.py `emulates_when`);
     its parameters are checked first, so a bad call is refused before anyone is asked."""
     _check(build(ScreenshotArgs, params))
