@@ -211,10 +211,9 @@ class BridgeServer:
 
     async def _revoke_pairing(self, request: web.Request) -> web.StreamResponse:
         """`tabpilot pairings revoke ID`: through the app, which holds the pairings and cuts the browser off."""
-        try:
-            body = await request.json()
-        except ValueError:
-            body = None
+        body = await self._json_body(request)
+        if isinstance(body, web.StreamResponse):
+            return body
         pair_id = body.get("pair_id") if isinstance(body, dict) else None
         if not isinstance(pair_id, str) or not pair_id:
             return web.json_response({"error": "invalid_params", "message": "Body must be {pair_id}."}, status=400)
