@@ -6,6 +6,7 @@ import asyncio
 import errno
 import hmac
 import logging
+import os
 import secrets
 import time
 from collections.abc import Awaitable, Callable
@@ -109,7 +110,10 @@ class BridgeServer:
         self._runner = web.AppRunner(self.app, access_log=None, handle_signals=False, shutdown_timeout=2.0)
         await self._runner.setup()
         for candidate in (port, 0) if fallback and port else (port,):
-            site = web.TCPSite(self._runner, "127.0.0.1", candidate, reuse_address=False)
+            # SO_REUSEADDR where it means "a port whose last connections wait in TIME_WAIT is free" (POSIX):
+            # without it `serve --port N` failed for a minute after a restart. Never on Windows, where it
+            # would let another program bind the port this app listens on.
+            site = web.TCPSite(self._runner, "127.0.0.1", candidate, reuse_address=os.name == "posix")
             try:
                 await site.start()
             except OSError as exc:
