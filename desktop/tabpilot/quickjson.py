@@ -46,8 +46,20 @@ except (ImportError, AttributeError, TypeError):  # pragma: no cover - other Pyt
     FAST = False
 
 
+class TooDeep(ValueError):
+    """JSON nested deeper than the parser's recursion goes (about a thousand levels)."""
+
+
 def loads(text: str | bytes) -> Any:
-    """json.loads; on text that is not JSON, json.loads itself raises its usual error."""
+    """json.loads; on text that is not JSON, json.loads itself raises its usual error, and TooDeep (a
+    ValueError too) for JSON nested deeper than it can parse, where json.loads raises RecursionError."""
+    try:
+        return _loads(text)
+    except RecursionError:
+        raise TooDeep("the JSON nests deeper than can be parsed") from None
+
+
+def _loads(text: str | bytes) -> Any:
     if isinstance(text, bytes):
         text = text.decode()
     if not FAST:
@@ -64,6 +76,79 @@ def loads(text: str | bytes) -> Any:
 
         return json.loads(text)
     return value
+
+
+HEAD_CHARS = 64 * 1024
+"""How far `head` looks for a message's top-level members."""
+
+
+def head(text: str | bytes, names: tuple[str, ...]) -> dict[str, Any]:
+    """The top-level members `names` of a JSON object that cannot be parsed whole (nested too deep, cut
+    short) whose values are plain numbers, strings, booleans or null: read without recursion, within the
+    first HEAD_CHARS characters."""
+    if isinstance(text, bytes):
+        text = text[:HEAD_CHARS].decode("utf-8", errors="replace")
+    text = text[:HEAD_CHARS]
+    found: dict[str, Any] = {}
+    depth = 0
+    at = 0
+    while at < len(text) and len(found) < len(names):
+        char = text[at]
+        if char == '"':
+            end = _string_end(text, at)
+            if end < 0:
+                break
+            if depth == 1 and text[at + 1 : end - 1] in names:
+                colon = len(text) - len(text[end:].lstrip(_WHITESPACE))
+                if text[colon : colon + 1] == ":":
+                    start = len(text) - len(text[colon + 1 :].lstrip(_WHITESPACE))
+                    value = _scalar(text, start)
+                    if value is not _NOT_SCALAR:
+                        found.setdefault(text[at + 1 : end - 1], value)
+            at = end
+            continue
+        if char in "[{":
+            depth += 1
+        elif char in "]}":
+            depth -= 1
+        at += 1
+    return found
+
+
+def _string_end(text: str, start: int) -> int:
+    """Just past the closing quote of the string opening at `start`; -1 when it does not close."""
+    at = start + 1
+    while True:
+        quote = text.find('"', at)
+        if quote < 0:
+            return -1
+        backslashes = 0
+        while text[quote - 1 - backslashes] == "\\":
+            backslashes += 1
+        if backslashes % 2 == 0:
+            return quote + 1
+        at = quote + 1
+
+
+_NOT_SCALAR = object()
+
+
+def _scalar(text: str, start: int) -> Any:
+    """The string, number, true, false or null at `start`; _NOT_SCALAR for anything else."""
+    if text[start : start + 1] == '"':
+        end = _string_end(text, start)
+        token = text[start:end] if end > 0 else ""
+    else:
+        end = start
+        while end < len(text) and text[end] not in ",}] \t\n\r":
+            end += 1
+        token = text[start:end]
+    if not token or token[0] in "[{":
+        return _NOT_SCALAR
+    try:
+        return _loads(token)
+    except ValueError:
+        return _NOT_SCALAR
 
 
 def dumps_compact(value: Any) -> str:

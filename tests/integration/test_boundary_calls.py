@@ -20,6 +20,7 @@ from mcp.shared._httpx_utils import create_mcp_http_client
 from tabpilot.app import App
 from tabpilot.engine import limits
 from tabpilot.engine.errors import MAX_MESSAGE_CHARS
+from tabpilot.resources import extension_origin
 from tests.conftest import AppFactory
 
 
@@ -283,3 +284,34 @@ async def test_deep_arguments_through_the_engine_are_invalid_params(app: App) ->
         )
         assert error["error"] == "invalid_params"
         assert "deeper" in error["message"]
+
+
+async def test_every_http_api_body_nested_a_thousand_deep_is_invalid_params(app: App) -> None:
+    """Not only the calls: `pairings revoke` parsed its body on its own and answered 500 (RecursionError)."""
+    assert app.bridge is not None
+    deep = '{"pair_id":' + "[" * 1000 + "]" * 1000 + "}"
+    async with aiohttp.ClientSession() as session:
+        for path in ("/api/v1/call", "/api/v1/chain", "/api/v1/pairings/revoke"):
+            async with session.post(
+                f"http://127.0.0.1:{app.bridge.port}{path}",
+                data=deep,
+                headers={"Authorization": f"Bearer {app.token}", "Content-Type": "application/json"},
+            ) as resp:
+                assert resp.status == 400, path
+                answer = await resp.json()
+            assert answer["error"] == "invalid_params", path
+            assert "64 levels" in answer["message"], path
+
+
+async def test_a_first_extension_frame_nested_a_thousand_deep_is_refused_with_a_reason(app: App) -> None:
+    assert app.bridge is not None
+    async with (
+        aiohttp.ClientSession() as session,
+        session.ws_connect(f"http://127.0.0.1:{app.bridge.port}/ws", headers={"Origin": extension_origin()}) as ws,
+    ):
+        await ws.send_str('{"type":"hello","x":' + "[" * 1000 + "]" * 1000 + "}")
+        refused = await ws.receive_json(timeout=10)
+        assert refused["type"] == "refused"
+        assert refused["code"] == "bad_hello"
+        assert "deeper" in refused["reason"]
+    assert await app.api_call("observe", {"what": "pilot"}, "test")

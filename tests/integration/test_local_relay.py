@@ -116,3 +116,86 @@ async def test_shell_calls_go_through_the_socket_without_a_keyring_lookup(make_a
     code, out, err = await shell(home, "call", "observe", '{"what": "nope"}')
     assert code == 1
     assert json.loads(out)["error"] == "invalid_params"
+
+
+def _deep(depth: int) -> str:
+    """A JSON value nested `depth` levels (written by hand: Python's own encoder gives up long before)."""
+    return "[" * depth + "]" * depth
+
+
+DEEP_CALL = (
+    '{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"observe","arguments":{"what":"pilot","x":'
+    + _deep(1000)
+    + "}}}"
+)
+DEEP_REQUEST = '{"jsonrpc":"2.0","id":"eight","method":"tools/list","params":{"cursor":' + _deep(1000) + "}}"
+
+
+async def piped_lines(home: Path, *lines: str) -> list[dict[str, object]]:
+    """`tabpilot mcp` with raw lines piped in (some not writable by json.dumps); its answers."""
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "tabpilot",
+        "mcp",
+        env={**os.environ, "TABPILOT_HOME": str(home)},
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    out, err = await asyncio.wait_for(proc.communicate("".join(line + "\n" for line in lines).encode()), 60)
+    assert proc.returncode == 0, err.decode()[-2000:]
+    assert "Traceback" not in err.decode(), err.decode()[-2000:]
+    return [json.loads(line) for line in out.splitlines() if line.strip()]
+
+
+async def test_a_request_nested_a_thousand_deep_is_answered_invalid_params_and_the_session_goes_on(
+    make_app: AppFactory, home: Path
+) -> None:
+    await make_app()
+    opening = [json.dumps(INIT), json.dumps(INITIALIZED)]
+    answers = await piped_lines(home, *opening, DEEP_CALL, DEEP_REQUEST, json.dumps(LIST))
+    by_id = {a["id"]: a for a in answers}
+    assert set(by_id) == {1, 7, "eight", 2}, answers
+    # A tool call: a tool error like any other bad argument.
+    call = by_id[7]["result"]
+    assert call["isError"] is True  # type: ignore[index]
+    assert call["structuredContent"]["error"] == "invalid_params"  # type: ignore[index]
+    assert "64 levels" in call["structuredContent"]["message"]  # type: ignore[index]
+    # Any other request: JSON-RPC's invalid params.
+    assert by_id["eight"]["error"]["code"] == -32602  # type: ignore[index]
+    assert len(by_id[2]["result"]["tools"]) == 4  # type: ignore[index]
+
+
+async def _socket_lines(path: Path, *lines: str) -> list[dict[str, object]]:
+    """One line up, one answer down, in turn, on one connection to the app's local socket."""
+    reader, writer = await asyncio.open_unix_connection(str(path), limit=1 << 24)
+    answers = []
+    try:
+        for line in lines:
+            writer.write(line.encode() + b"\n")
+            await writer.drain()
+            answer = await asyncio.wait_for(reader.readline(), 30)
+            assert answer, f"the socket closed without answering {line[:80]}…"
+            answers.append(json.loads(answer))
+    finally:
+        writer.close()
+    return answers
+
+
+async def test_the_local_socket_answers_a_request_nested_a_thousand_deep(make_app: AppFactory) -> None:
+    app = await make_app()
+    path = app.paths.local_socket
+    # The shell CLI's requests: refused with a reason, and the connection still takes the next one.
+    deep_api = '{"api":"/api/v1/call","body":{"tool":"observe","arguments":{"what":"pilot","x":' + _deep(1000) + "}}}"
+    plain_api = json.dumps({"api": "/api/v1/call", "body": {"tool": "observe", "arguments": {"what": "pilot"}}})
+    refused, fine = await _socket_lines(path, deep_api, plain_api)
+    assert refused["status"] == 400
+    assert refused["body"]["error"] == "invalid_params"  # type: ignore[index]
+    assert "64 levels" in refused["body"]["message"]  # type: ignore[index]
+    assert fine["status"] == 200
+    assert fine["body"]["result"]["ai_web_pilot"] is False  # type: ignore[index]
+    # An MCP session whose first line is too deep: a JSON-RPC answer, and the session goes on.
+    (deep,) = await _socket_lines(path, DEEP_REQUEST)
+    assert deep["id"] == "eight"
+    assert deep["error"]["code"] == -32602  # type: ignore[index]

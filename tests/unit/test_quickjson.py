@@ -78,3 +78,25 @@ def test_without_the_accelerator_it_is_the_standard_module(monkeypatch: pytest.M
     assert quickjson.dumps_pretty(value) == json.dumps(value, ensure_ascii=False, indent=2)
     assert quickjson.dumps_compact(value) == json.dumps(value, separators=(",", ":"))
     assert quickjson.loads('{"a": [1]}') == {"a": [1]}
+
+
+def test_json_nested_past_the_parser_is_a_value_error_not_a_recursion_error() -> None:
+    with pytest.raises(quickjson.TooDeep):
+        quickjson.loads("[" * 100_000 + "]" * 100_000)
+    with pytest.raises(ValueError):
+        quickjson.loads('{"id": 1, "x": ' + "[" * 5_000 + "]" * 5_000 + "}")
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        ('{"jsonrpc":"2.0","id":7,"method":"tools/call","params":' + "[" * 5000, {"id": 7, "method": "tools/call"}),
+        ('{"params":{"id":1,"method":"inner"},"id":"a\\"b,}","method":"x"}', {"id": 'a"b,}', "method": "x"}),
+        ('{ "id" : null , "method" : ["not", "plain"] }', {"id": None}),
+        ('{"x":"\\"id\\":3","id":-2.5e3}', {"id": -2500.0}),
+        ('["id", 1]', {}),
+        ('{"id":', {}),
+    ],
+)
+def test_head_reads_top_level_members_without_parsing_the_rest(text: str, found: dict[str, object]) -> None:
+    assert quickjson.head(text, ("id", "method")) == found

@@ -50,6 +50,12 @@ def message_ids(line: str | bytes, *, answers: bool) -> list[str]:
     count what the app still owes with it)."""
     try:
         message = quickjson.loads(line)
+    except quickjson.TooDeep:
+        # Nested deeper than the parser goes: the app answers it all the same, by the id at its top
+        # (agent/screen.py), and that answer is owed like any other.
+        found = quickjson.head(line, ("id",)).get("id")
+        plain = isinstance(found, int | str) and not isinstance(found, bool)
+        return [quickjson.dumps_compact(found)] if plain and not answers else []
     except ValueError:
         return []
     items = message if isinstance(message, list) else [message]

@@ -21,6 +21,9 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+from tabpilot import quickjson
+from tabpilot.engine import limits
+
 log = logging.getLogger("tabpilot.mcp")
 
 MAX_LINE = 64 * 1024 * 1024
@@ -73,7 +76,15 @@ class LocalSocket:
         try:
             while request is not None:
                 path, body = request
-                if path in self._api_paths:
+                if body is TOO_DEEP:
+                    status, answer = (
+                        400,
+                        {
+                            "error": "invalid_params",
+                            "message": f"The body nests deeper than {limits.MAX_WIRE_DEPTH} levels.",
+                        },
+                    )
+                elif path in self._api_paths:
                     status, answer = await self._api(path, body)
                 else:
                     status, answer = 404, {"error": "not_supported", "message": f"No {path} on this socket."}
@@ -94,13 +105,24 @@ class LocalSocket:
             self._server = None
 
 
+TOO_DEEP: Any = object()
+"""The body of a shell CLI request nested deeper than limits.MAX_WIRE_DEPTH: refused unread."""
+
+
 def _api_request(line: bytes) -> tuple[str, Any] | None:
     """`{"api": path, "body": ...}`: a shell CLI request. Anything else (a JSON-RPC message) is MCP."""
     if not line.strip():
         return None
+    text = line.decode("utf-8", errors="replace")
+    # Measured before parsing: the parser fails on a line nested a thousand deep (RecursionError), and
+    # the client would get no answer. A deep JSON-RPC message goes on to the MCP session, which answers it.
+    if limits.text_depth(text) > limits.MAX_WIRE_DEPTH:
+        head = quickjson.head(text, ("api", "jsonrpc"))
+        api = head.get("api")
+        return (api, TOO_DEEP) if isinstance(api, str) and "jsonrpc" not in head else None
     try:
-        message = json.loads(line)
-    except ValueError:
+        message = json.loads(text)
+    except (ValueError, RecursionError):
         return None
     if isinstance(message, dict) and isinstance(message.get("api"), str) and "jsonrpc" not in message:
         return message["api"], message.get("body")

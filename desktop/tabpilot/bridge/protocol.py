@@ -86,6 +86,10 @@ def parse_incoming(raw: str | bytes) -> dict[str, Any]:
         msg = json.loads(raw)
     except ValueError as exc:
         raise ProtocolError(f"frame is not JSON: {exc}") from exc
+    except RecursionError:
+        # Not bounded lower: a page's tree read by the extension may nest deep. But anyone with the
+        # extension's Origin header may send a first frame, and this one must be refused, not crash.
+        raise ProtocolError("frame nests deeper than can be parsed") from None
     if not isinstance(msg, dict):
         raise ProtocolError("frame is not a JSON object")
     kind = msg.get("type")

@@ -6,6 +6,7 @@ import asyncio
 import errno
 import hmac
 import logging
+import os
 import secrets
 import time
 from collections.abc import Awaitable, Callable
@@ -14,7 +15,7 @@ from typing import Any, Protocol, cast
 
 from aiohttp import WSMsgType, web
 
-from tabpilot.bridge import auth, pairing
+from tabpilot.bridge import auth, connections, pairing
 from tabpilot.bridge.link import ExtensionLink
 from tabpilot.bridge.protocol import PROTOCOL_VERSION, Hello, ProtocolError, Refused, parse_incoming
 from tabpilot.engine import limits
@@ -27,6 +28,16 @@ AUTH_DEADLINE_S = 10.0
 restarts aiohttp's receive timeout, so that timeout alone never ends a socket that keeps pinging)."""
 MAX_UNAUTHENTICATED = 16
 """Sockets still in their handshake at once; more are refused before they cost a file descriptor for long."""
+HEADERS_DEADLINE_S = 5.0
+"""A connection must have sent request headers that pass the guard (the token, or the extension's Origin
+for its socket) by then, or it is closed (bridge/connections.py): an idle or trickling one holds a file
+descriptor for nothing."""
+MAX_PENDING_CONNECTIONS = 512
+"""Connections that have not passed the guard yet, at most; a newcomer past it closes the oldest of them.
+Fewer where the descriptor limit is low (connections.pending_cap)."""
+IDLE_TIMEOUT_S = 30.0
+"""A kept-alive connection that sends no next request in this long is closed (aiohttp's keepalive_timeout;
+its own default is an hour)."""
 LOG_BURST = 5
 LOG_WINDOW_S = 60.0
 HEARTBEAT_S = 4.0
@@ -84,6 +95,8 @@ class BridgeServer:
         self._runner: web.AppRunner | None = None
         self._sockets: set[web.WebSocketResponse] = set()
         self._unauthenticated = 0
+        self.gate: connections.Gate | None = None
+        """The connections that have not passed the guard yet (None before start)."""
         self.app = web.Application(client_max_size=limits.MAX_MESSAGE_BYTES, middlewares=[self._guard])
         self.app.router.add_get("/ws", self._ws)
         self.app.router.add_get("/api/v1/status", self._status)
@@ -106,10 +119,29 @@ class BridgeServer:
 
     async def start(self, port: int, *, fallback: bool = True) -> int:
         """Listen on 127.0.0.1:`port`; when it is taken and `fallback` holds, on a free port instead."""
-        self._runner = web.AppRunner(self.app, access_log=None, handle_signals=False, shutdown_timeout=2.0)
+        limit = connections.raise_fd_limit()
+        self.gate = connections.Gate(
+            deadline_s=HEADERS_DEADLINE_S,
+            cap=connections.pending_cap(MAX_PENDING_CONNECTIONS, limit[0] if limit else None),
+            dropped=lambda why: _throttled.warning(
+                f"dropped:{why}",
+                "closed a connection that did not show the token %s",
+                "in time" if why == "deadline" else "before more came (too many waiting)",
+            ),
+        )
+        self._runner = web.AppRunner(
+            self.app,
+            access_log=None,
+            handle_signals=False,
+            shutdown_timeout=2.0,
+            keepalive_timeout=IDLE_TIMEOUT_S,
+        )
         await self._runner.setup()
         for candidate in (port, 0) if fallback and port else (port,):
-            site = web.TCPSite(self._runner, "127.0.0.1", candidate, reuse_address=False)
+            # SO_REUSEADDR where it means "a port whose last connections wait in TIME_WAIT is free" (POSIX):
+            # without it `serve --port N` failed for a minute after a restart. Never on Windows, where it
+            # would let another program bind the port this app listens on.
+            site = _GatedSite(self._runner, "127.0.0.1", candidate, self.gate, reuse_address=os.name == "posix")
             try:
                 await site.start()
             except OSError as exc:
@@ -141,6 +173,8 @@ class BridgeServer:
                     "origin", "refused a WebSocket upgrade from origin %r", request.headers.get("Origin", "")[:100]
                 )
                 return _refuse(403, "Origin not allowed")
+            # From here the extension's handshake has its own deadline and cap (_ws).
+            self._passed(request)
             return await handler(request)
         if auth.web_origin(request.headers.get("Origin")):
             return _refuse(403, "Origin not allowed")
@@ -150,7 +184,12 @@ class BridgeServer:
                 status=401,
                 headers={"WWW-Authenticate": 'Bearer realm="tabpilot"'},
             )
+        self._passed(request)
         return await handler(request)
+
+    def _passed(self, request: web.Request) -> None:
+        if self.gate is not None:
+            self.gate.passed(request.transport)
 
     # -- HTTP API --------------------------------------------------------------------------------
 
@@ -211,10 +250,9 @@ class BridgeServer:
 
     async def _revoke_pairing(self, request: web.Request) -> web.StreamResponse:
         """`tabpilot pairings revoke ID`: through the app, which holds the pairings and cuts the browser off."""
-        try:
-            body = await request.json()
-        except ValueError:
-            body = None
+        body = await self._json_body(request)
+        if isinstance(body, web.StreamResponse):
+            return body
         pair_id = body.get("pair_id") if isinstance(body, dict) else None
         if not isinstance(pair_id, str) or not pair_id:
             return web.json_response({"error": "invalid_params", "message": "Body must be {pair_id}."}, status=400)
@@ -385,6 +423,28 @@ class BridgeServer:
                     await self.link.handle_event(msg["name"], msg["data"], ws)
                 except Exception:
                     log.exception("handling extension event %s failed", msg["name"])
+
+
+class _GatedSite(web.TCPSite):
+    """aiohttp's TCP site, each of whose connections is counted by the gate until it passes the guard."""
+
+    def __init__(
+        self, runner: web.AppRunner, host: str, port: int, gate: connections.Gate, *, reuse_address: bool
+    ) -> None:
+        super().__init__(runner, host, port, reuse_address=reuse_address)
+        self._gate = gate
+
+    async def start(self) -> None:
+        await web.BaseSite.start(self)  # registers the site with its runner, as TCPSite.start does
+        factory = self._runner.server
+        assert factory is not None
+        self._server = await asyncio.get_running_loop().create_server(
+            connections.counted(factory, self._gate),
+            self._host,
+            self._port,
+            backlog=self._backlog,
+            reuse_address=self._reuse_address,
+        )
 
 
 def _version() -> str:
