@@ -66,3 +66,11 @@ test("a text too long for the pattern's work budget is refused, not run for seco
   assert.throws(() => re.test("ab".repeat(5_000_000)), RegexRefused);
   assert.equal(compileRegex("needle").test("hay ".repeat(100_000) + "needle"), true);
 });
+
+test("a character class costs what its test costs: a class of 1,000 \\s is refused on a long text, not run for minutes", () => {
+  const wide = compileRegex(`[${"\\s".repeat(1000)}]`);
+  assert.throws(() => wide.test("x".repeat(1_000_000)), RegexRefused);
+  assert.equal(wide.test("xx yy"), true); // on a short text it still runs
+  const folded = compileRegex(`[${"a-c".repeat(500)}]`, "i");
+  assert.throws(() => folded.test("x".repeat(1_000_000)), RegexRefused);
+});
