@@ -105,18 +105,32 @@ text/html can; so can anything a <script> element takes when the type is sniffed
 mock with `X-Content-Type-Options: nosniff` unless the mock sets that header, so these stay inert."""
 
 
+_HTTP_SPACE = " \t"
+"""What a browser trims around a header value; Python's str.strip() also takes \x1f, \v, NBSP and the like,
+so `nosniff\x1f` read as "nosniff" here while Chrome saw no nosniff and ran a text/plain script."""
+
+
+def _plain_ascii(value: str) -> bool:
+    return all(ch == "\t" or " " <= ch <= "~" for ch in value)
+
+
 def mock_runs_code(headers: dict[str, Any] | None) -> bool:
     """Could the page execute this mock's body? A mock that answers a document or a script is running
     JavaScript in the page, and is approved as that class: a rule for the site's network traffic does not
-    cover it. Without a Content-Type the extension serves JSON or text/plain, with nosniff: inert."""
-    given = {str(k).strip().lower(): str(v) for k, v in (headers or {}).items()}
+    cover it. Without a Content-Type the extension serves JSON or text/plain, with nosniff: inert. A value
+    with anything but printable ASCII is read the browser's way or not at all: it counts as running code."""
+    given = {str(k).strip(_HTTP_SPACE).lower(): str(v) for k, v in (headers or {}).items()}
     sniffing = given.get("x-content-type-options")
-    if sniffing is not None and sniffing.strip().lower() != "nosniff":
+    if sniffing is not None and (
+        not _plain_ascii(sniffing) or sniffing.strip(_HTTP_SPACE).split(",")[0].strip(_HTTP_SPACE).lower() != "nosniff"
+    ):
         return True
     declared = given.get("content-type")
     if declared is None:
         return False
-    media = declared.split(";", 1)[0].strip().lower()
+    if not _plain_ascii(declared):
+        return True
+    media = declared.split(";", 1)[0].strip(_HTTP_SPACE).lower()
     return not (media in INERT_TYPES or (media.startswith("application/") and media.endswith("+json")))
 
 

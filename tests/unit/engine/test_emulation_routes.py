@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from tabpilot.engine import devices
+from tabpilot.engine import devices, routes
 from tabpilot.engine.catalog import build_registry
 from tabpilot.engine.core import Engine
 from tabpilot.engine.errors import TabpilotError
@@ -257,3 +257,23 @@ async def test_a_network_site_rule_does_not_cover_a_mock_that_runs_code(browser:
     assert len(human.requests) == 2 and human.requests[1].action_class == "javascript"
     assert all("steal" not in repr(c.params) for c in browser.acting_calls)
     await engine.close()
+
+
+@pytest.mark.parametrize(
+    "headers",
+    [
+        {"X-Content-Type-Options": "nosniff\x1f"},
+        {"X-Content-Type-Options": "nosniff\x0b", "Content-Type": "text/plain"},
+        {"X-Content-Type-Options": "\u00a0nosniff", "Content-Type": "application/octet-stream"},
+        {"Content-Type": "\u00a0text/plain"},
+        {"Content-Type": "text/plain\x1f"},
+    ],
+)
+def test_a_header_value_the_browser_reads_otherwise_counts_as_running_code(headers: dict[str, str]) -> None:
+    """Python's strip() takes characters a browser keeps: `nosniff\\x1f` was read as nosniff, Chrome saw none."""
+    assert routes.mock_runs_code(headers)
+
+
+def test_inert_mocks_stay_network() -> None:
+    for headers in (None, {}, {"X-Content-Type-Options": " nosniff\t"}, {"Content-Type": "text/plain; charset=utf-8"}):
+        assert not routes.mock_runs_code(headers), headers
