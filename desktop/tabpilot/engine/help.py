@@ -172,7 +172,7 @@ def overview(registry: Registry) -> dict[str, Any]:
 def find(registry: Registry, name: str) -> AnyCommand | list[AnyCommand] | None:
     """A mode by its name (`interact.click`, `click`, `scrape.extract`), or the modes a name fits."""
     name = name.strip().removeprefix("/")
-    exact = registry.get(name)
+    exact = registry.get(name) or next((c for c in registry.all() if c.subcommand.name == name), None)
     if exact is not None:
         return exact
     fits = [c for c in registry.all() if c.name.endswith("." + name) or c.name.split(".", 1)[1] == name]

@@ -193,11 +193,14 @@ def _replaces_anothers(engine: Any, raw: dict[str, Any], p: dict[str, Any], call
     return engine.workflows.get(wid) is not None and engine.workflow_authors.get(wid) != caller.key
 
 
-def _approve_delete(engine: Any, p: dict[str, Any], _caller: Session) -> ApprovalScope | None:
-    if not engine.config.tray_runs_saved_workflows:
-        return None
-    if engine.workflows is None or engine.workflows.get(p.get("workflow_id", "")) is None:
+def _approve_delete(engine: Any, p: dict[str, Any], caller: Session) -> ApprovalScope | None:
+    wid = p.get("workflow_id", "")
+    if engine.workflows is None or not isinstance(wid, str) or engine.workflows.get(wid) is None:
         return None  # nothing to delete: the command says workflow_not_found without a prompt
+    # In `serve` too when it is not this session's own: deleting then importing is an overwrite by two calls.
+    theirs = not caller.person and engine.workflow_authors.get(wid) != caller.key
+    if not engine.config.tray_runs_saved_workflows and not theirs:
+        return None
     return ApprovalScope(steps=[{"type": "delete_workflow", "workflow_id": p.get("workflow_id")}], site_free=True)
 
 

@@ -99,7 +99,8 @@ class DiskWorkflowStore:
     # -- loading and watching -------------------------------------------------------------------
 
     def load(self) -> None:
-        self.folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        for folder in (self.folder, self.runs_folder):
+            folder.mkdir(parents=True, exist_ok=True, mode=0o700)  # only the user reads workflows and runs
         for folder in (self.folder, self.runs_folder):
             remove_stale_temp_files(folder)  # half-written saves a crash left behind
         self._trim_deleted()

@@ -65,3 +65,13 @@ async def test_a_parent_mode_lists_its_operations(engine: Engine) -> None:
             "interact.scrape.workflow",
             "interact.scrape.replay",
         ], name
+
+
+async def test_a_cli_subcommands_name_finds_its_mode(engine: Engine) -> None:
+    """`tabpilot help mock-route` was refused: only configure.mock_route was known."""
+    for name, mode in (
+        ("mock-route", "configure.mock_route"),
+        ("goto", "interact.navigate"),
+        ("js", "interact.execute_js"),
+    ):
+        assert (await engine.call("observe", {"what": "help", "mode": name}))["mode"] == mode

@@ -188,3 +188,23 @@ async def test_overwriting_a_workflow_another_made_asks_the_person_even_in_serve
     with pytest.raises(TabpilotError):
         await engine.call("configure", {"action": "import_workflow", "workflow": mine, "overwrite": True}, session="B")
     assert len(approvals.requests) == 2
+
+
+async def test_deleting_another_ones_workflow_asks_too_so_delete_then_import_is_no_way_around(
+    make_engine: EngineFactory, approvals: FakeApprovals
+) -> None:
+    store = MemoryWorkflowStore()
+    store.put(APPROVED)  # written by hand
+    engine = make_engine(config=EngineConfig(tray_runs_saved_workflows=False), workflows=store)  # as `serve`
+    approvals.script = ["deny"]
+    with pytest.raises(TabpilotError) as caught:
+        await engine.call("configure", {"action": "delete_workflow", "workflow_id": W}, session="bob")
+    assert caught.value.code == "approval_denied"
+    assert store.get(W) is not None
+    (request,) = approvals.requests
+    assert request.steps == ({"type": "delete_workflow", "workflow_id": W},)
+    # Its own, saved this run, it deletes without asking.
+    mine = {**READ_ONLY, "workflow_id": "wf-mine-20260101"}
+    await engine.call("configure", {"action": "import_workflow", "workflow": mine}, session="bob")
+    await engine.call("configure", {"action": "delete_workflow", "workflow_id": mine["workflow_id"]}, session="bob")
+    assert len(approvals.requests) == 1

@@ -160,3 +160,24 @@ async def test_headless_answers_log_no_typed_value(
     assert not decision.allow
     assert TYPED not in caplog.text
     assert 'says it is "claude"' in caplog.text
+
+
+async def test_the_terminal_prompt_writes_out_controls_an_agent_or_page_chose(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A right-to-left override in an agent's name reordered the serve terminal's prompt line."""
+    request = ApprovalRequest(
+        "corr-1",
+        "claude\u202ekcilc\u202c\x1b[2J",
+        "interact",
+        "click",
+        {"selector": "#p"},
+        tab_url="https://shop.test/\u202egnp.exe",
+        origin="https://shop.test",
+    )
+    prompt = TerminalPrompt()
+    monkeypatch.setattr(prompt, "_reader", lambda: TypedAfterThePrompt())
+    await prompt.decide(request)
+    shown = capsys.readouterr().err
+    assert "\u202e" not in shown and "\x1b" not in shown and "\u202c" not in shown
+    assert "\\u202e" in shown and "\\u001b" in shown

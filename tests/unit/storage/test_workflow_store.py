@@ -229,7 +229,7 @@ def test_last_run_is_read_back_by_a_new_store(store: DiskWorkflowStore, tmp_path
 def test_unreadable_runs_are_no_runs(store: DiskWorkflowStore, tmp_path: Path) -> None:
     store.load()
     store.save(parse_workflow(doc("wf-a")))
-    (tmp_path / "runs").mkdir()
+    (tmp_path / "runs").mkdir(exist_ok=True)  # load() makes it (0700)
     (tmp_path / "runs" / "wf-a.json").write_text("{oops", encoding="utf-8")
     assert store.runs("wf-a") == []
     (tmp_path / "runs" / "wf-a.json").write_text('{"not": "a list"}', encoding="utf-8")
@@ -341,3 +341,9 @@ def test_close_is_safe_twice_and_without_watching(tmp_path: Path) -> None:
     watched.watch()
     watched.close()
     watched.close()
+
+
+def test_the_runs_folder_is_the_users_alone(store: DiskWorkflowStore, tmp_path: Path) -> None:
+    """runs/ was made 0755 (its files 0600) while every other folder of the home is 0700."""
+    store.load()
+    assert stat.S_IMODE((tmp_path / "runs").stat().st_mode) == 0o700
