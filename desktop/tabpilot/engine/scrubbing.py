@@ -81,6 +81,9 @@ class Scrubber:
             if shortest:
                 for n in range(len(value) - 1, shortest - 1, -1):
                     pairs.setdefault(value[:n], replacement)
+                # Its ends too (`secret.slice(5)`: two calls would give the whole of it), never shorter than 6.
+                for n in range(len(value) - 1, max(shortest, MIN_RESULT_PREFIX) - 1, -1):
+                    pairs.setdefault(value[-n:], replacement)
         # Longest first, so that a secret is replaced whole before any shorter form inside it.
         self.pairs = sorted(pairs.items(), key=lambda p: -len(p[0]))
 
