@@ -8,6 +8,7 @@ import asyncio
 import base64
 import io
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -219,6 +220,25 @@ async def test_save_and_path_write_under_the_artifacts_folder_only(
     refused = await mcp.error("generate", {"type": "screenshot", "path": "../outside.png"})
     assert refused["error"] == "invalid_params" and "artifacts folder" in refused["message"]
     assert not (artifacts.parent / "outside.png").exists()
+
+
+async def test_a_hard_link_in_artifacts_is_replaced_and_the_file_outside_kept(
+    mcp: StdioMcp, e2e_app: App, tab: Any, site: FixtureSite, tmp_path: Path
+) -> None:
+    """Issue 18: `generate screenshot path:"hard.png"` wrote through a hard link planted in artifacts/."""
+    await show(e2e_app, tab, site, "/shots.html")
+    artifacts = e2e_app.paths.artifacts_dir.resolve()
+    artifacts.mkdir(parents=True, exist_ok=True)
+    outside = tmp_path / "precious.txt"
+    outside.write_bytes(b"the person's own file")
+    link = artifacts / "hard.png"
+    link.unlink(missing_ok=True)
+    os.link(outside, link)
+    shot = await mcp.ok("generate", {"type": "screenshot", "path": "hard.png"})
+    assert Path(shot["path"]) == link
+    assert outside.read_bytes() == b"the person's own file"
+    with Image.open(link) as written:
+        assert written.format == "PNG"
 
 
 async def test_annotate_draws_the_refs_on_the_picture_and_leaves_the_page_alone(

@@ -4,7 +4,6 @@ name or a relative path inside that folder; an absolute path is accepted only wh
 
 from __future__ import annotations
 
-import os
 import re
 import time
 from pathlib import Path
@@ -12,6 +11,7 @@ from pathlib import Path
 from tabpilot.engine.context import CommandContext
 from tabpilot.engine.errors import TabpilotError
 from tabpilot.engine.files import save_download
+from tabpilot.engine.safe_files import replace_file
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._ -]+")
 MAX_NAME_BYTES = 255
@@ -65,12 +65,12 @@ def write_file(folder: Path, path: str | None, data: bytes, *, kind: str, suffix
         return save_download(target.parent, target.name, data)
     try:
         target.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        # Never opened for writing: a hard link (or a FIFO) planted at that name is replaced, not written
+        # through to a file outside the folder (issue 18).
+        replace_file(target, data, mode=0o600)
     except (NotADirectoryError, IsADirectoryError, FileExistsError) as exc:
         # A part of the path is a file, or the path is a folder: the agent's name, not Tabpilot, is wrong.
         raise TabpilotError("invalid_params", f"Cannot write 'path' there: {exc.strerror}.", param="path") from None
-    with os.fdopen(fd, "wb") as out:
-        out.write(data)
     return target
 
 

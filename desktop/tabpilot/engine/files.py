@@ -21,6 +21,7 @@ from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from tabpilot.engine.errors import TabpilotError, shown
+from tabpilot.engine.safe_files import FileTooLarge, read_regular
 
 MAX_UPLOAD_BYTES = 32 * 1024 * 1024
 """All files of one upload together (they travel to the browser in one message)."""
@@ -122,10 +123,16 @@ def read_uploads(files: Any, uploads: Path | None, allowed: Sequence[Path] = ())
     for i, item in enumerate(files):
         if isinstance(item, str):
             path = resolve_upload_path(item, uploads, allowed)
-            size = path.stat().st_size
-            if total + size > MAX_UPLOAD_BYTES:
-                raise _refuse(f"The files come to more than {MAX_UPLOAD_BYTES >> 20} MB, the most one upload takes.")
-            out.append(UploadFile(path.name, _guess_mime(path.name), path.read_bytes(), str(path)))
+            try:
+                # A regular file only, never waited on (a FIFO swapped in after the check), bounded.
+                data = read_regular(path, MAX_UPLOAD_BYTES - total)
+            except FileTooLarge:
+                raise _refuse(
+                    f"The files come to more than {MAX_UPLOAD_BYTES >> 20} MB, the most one upload takes."
+                ) from None
+            except OSError as exc:
+                raise _refuse(f"{shown(item)} cannot be read: {exc.strerror or exc}.", path=item) from None
+            out.append(UploadFile(path.name, _guess_mime(path.name), data, str(path)))
         else:
             out.append(_inline(item, i))
         total += len(out[-1].data)

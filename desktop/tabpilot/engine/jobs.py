@@ -94,19 +94,40 @@ class Job:
 
 KEEP_FINISHED = 200
 KEEP_FOR_S = 15 * 60
+KEEP_BYTES = 32 * 1024 * 1024
+"""All kept finished results together, about (issue 18): screenshots, PDFs and pages read are a megabyte
+or more each, and 200 of them held for 15 minutes kept the app 150 MB larger long after a busy minute."""
+
+
+def result_size(value: Any, depth: int = 0) -> int:
+    """About how many bytes a result holds: its strings' lengths, a few bytes for anything else."""
+    if isinstance(value, str | bytes):
+        return len(value) + 8
+    if depth > 50:
+        return 8
+    if isinstance(value, dict):
+        return 8 + sum(len(str(k)) + result_size(v, depth + 1) for k, v in value.items())
+    if isinstance(value, list | tuple):
+        return 8 + sum(result_size(v, depth + 1) for v in value)
+    return 8
 
 
 class JobTable:
     """Running jobs plus recent finished ones, looked up by correlation id. Finished results are kept
-    for 15 minutes and at most the last 200 (a scrape result can be a megabyte)."""
+    for 15 minutes and at most the last 200, and no more than KEEP_BYTES of them together (the newest
+    always: a caller told to fetch it later can)."""
 
-    def __init__(self, keep_finished: int = KEEP_FINISHED, keep_for_s: float = KEEP_FOR_S) -> None:
+    def __init__(
+        self, keep_finished: int = KEEP_FINISHED, keep_for_s: float = KEEP_FOR_S, keep_bytes: int = KEEP_BYTES
+    ) -> None:
         self._jobs: OrderedDict[str, Job] = OrderedDict()
-        self._ended: OrderedDict[str, float] = OrderedDict()
-        """Finished jobs by when they ended, oldest first: trimming looks at the oldest only (a call's cost
-        must not grow with the number of results kept)."""
+        self._ended: OrderedDict[str, tuple[float, int]] = OrderedDict()
+        """Finished jobs by when they ended (and their results' size), oldest first: trimming looks at the
+        oldest only (a call's cost must not grow with the number of results kept)."""
         self._keep = keep_finished
         self._keep_for_s = keep_for_s
+        self._keep_bytes = keep_bytes
+        self._kept_bytes = 0
 
     def create(self, tool: str, mode: str, started: float) -> Job:
         job = Job(new_correlation_id(), tool, mode, started=started)
@@ -126,13 +147,20 @@ class JobTable:
         if job.correlation_id not in self._jobs:
             return
         self._jobs.move_to_end(job.correlation_id)
-        self._ended[job.correlation_id] = now
+        size = result_size(job.result) + result_size(job.partial)
+        if job.correlation_id in self._ended:
+            self._kept_bytes -= self._ended[job.correlation_id][1]
+        self._ended[job.correlation_id] = (now, size)
         self._ended.move_to_end(job.correlation_id)
-        while len(self._ended) > self._keep:
-            self._jobs.pop(self._ended.popitem(last=False)[0], None)
+        self._kept_bytes += size
         while self._ended:
-            oldest, ended = next(iter(self._ended.items()))
-            if ended >= now - self._keep_for_s:
+            oldest, (ended, _size) = next(iter(self._ended.items()))
+            over = len(self._ended) > self._keep or (self._kept_bytes > self._keep_bytes and len(self._ended) > 1)
+            if not over and ended >= now - self._keep_for_s:
                 break
-            del self._ended[oldest]
-            self._jobs.pop(oldest, None)
+            self._forget(oldest)
+
+    def _forget(self, correlation_id: str) -> None:
+        _ended, size = self._ended.pop(correlation_id)
+        self._kept_bytes -= size
+        self._jobs.pop(correlation_id, None)

@@ -256,7 +256,8 @@ async def _command_result(ctx: CommandContext, a: CommandResultArgs) -> Pending:
     if job is None:
         raise TabpilotError(
             "invalid_params",
-            f"No command has correlation_id '{a.correlation_id}' (results are kept 15 minutes, the last 200 commands).",
+            f"No command has correlation_id '{a.correlation_id}' (results are kept 15 minutes: the last 200 "
+            "commands, fewer when their results are large).",
             param="correlation_id",
             correlation_id=a.correlation_id,  # the id asked about, not this observe call's own
         )

@@ -24,10 +24,13 @@ from tabpilot.engine.commands import Cli, Command
 from tabpilot.engine.context import CommandContext
 from tabpilot.engine.errors import TabpilotError
 from tabpilot.engine.generate import ATTACHMENTS
+from tabpilot.engine.safe_files import read_regular
 
 BASELINES = "baselines"
 """The artifacts folder's subfolder for baselines and their diff images."""
 DIFF_SUFFIX = ".diff"
+MAX_BASELINE_BYTES = 256 * 1024 * 1024
+"""A bound only (a full-page PNG is far smaller): what sits in a baseline's place is never read without end."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -124,7 +127,7 @@ def against_baseline(artifacts: Path, name: str, capture: bytes, a: VisualDiffAr
             answer["note"] = "No baseline had this name: this capture is it now."
         return answer
     try:
-        baseline = imagediff.decode_png(baseline_file.read_bytes())
+        baseline = imagediff.decode_png(read_regular(baseline_file, MAX_BASELINE_BYTES))
     except (OSError, ValueError) as exc:  # Pillow's "cannot identify image file" is an OSError
         raise TabpilotError(
             "invalid_params",

@@ -2,25 +2,16 @@
 
 from __future__ import annotations
 
-import os
-import tempfile
 import time
 from pathlib import Path
 
+from tabpilot.engine.safe_files import replace_file
+
 
 def write_atomic(path: Path, data: str, *, mode: int = 0o600) -> None:
+    """`data` as the file `path`, by a new file renamed over it (never written through a link there)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        os.fchmod(fd, mode)
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    replace_file(path, data.encode("utf-8"), mode=mode)
 
 
 STALE_TEMP_S = 60.0

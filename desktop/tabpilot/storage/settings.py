@@ -10,9 +10,12 @@ from pathlib import Path
 from typing import Any
 
 from tabpilot.engine.core import DEFAULT_REDACT
+from tabpilot.engine.safe_files import read_regular_text
 from tabpilot.storage.atomic import remove_stale_temp_files, write_atomic
 
 log = logging.getLogger("tabpilot.settings")
+MAX_SETTINGS_BYTES = 1024 * 1024
+"""Settings are a few lines: only a bound, so that a FIFO or device in its place is never read without end."""
 
 DEFAULT_PORT = 47615
 MAX_APPROVAL_WAIT_MS = 60_000
@@ -44,7 +47,7 @@ class Settings:
     def load(cls, path: Path) -> Settings:
         remove_stale_temp_files(path.parent)  # read once at start: the time to tidy up after a crash
         try:
-            raw = json.loads(path.read_text(encoding="utf-8"))
+            raw = json.loads(read_regular_text(path, MAX_SETTINGS_BYTES))
         except FileNotFoundError:
             return cls()
         except (OSError, ValueError) as exc:

@@ -21,6 +21,7 @@ from typing import Any
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
+from tabpilot.engine.safe_files import read_regular_text
 from tabpilot.storage.atomic import write_atomic
 
 log = logging.getLogger("tabpilot.states")
@@ -28,6 +29,8 @@ log = logging.getLogger("tabpilot.states")
 SUFFIX = ".state"
 HEADER = "tabpilot-state 1\n"
 NONCE_BYTES = 12
+MAX_STATE_FILE_BYTES = 256 * 1024 * 1024
+"""Only a bound (a state is cookies and storage, far smaller): what is in its place is never read without end."""
 
 
 class EncryptedStates:
@@ -56,8 +59,12 @@ class EncryptedStates:
 
     def load(self, name: str) -> dict[str, Any] | None:
         try:
-            text = self._path(name).read_text(encoding="utf-8")
+            # A regular file only, never waited on, bounded: not a FIFO or device put in its place.
+            text = read_regular_text(self._path(name), MAX_STATE_FILE_BYTES)
         except FileNotFoundError:
+            return None
+        except (OSError, UnicodeDecodeError) as exc:
+            log.warning("the saved state %r cannot be read (%s)", name, exc)
             return None
         try:
             if not text.startswith(HEADER):

@@ -7,9 +7,12 @@ import os
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from tabpilot.engine.safe_files import read_regular_text
 from tabpilot.storage.atomic import remove_stale_temp_files, write_atomic
 
 SECRETS_LOCATIONS = ("keyring", "file")
+MAX_STATE_FILE_BYTES = 64 * 1024
+"""The file is one short line: anything larger (or a FIFO, a device) is not the app's."""
 
 
 @dataclass(frozen=True)
@@ -33,7 +36,7 @@ def write(path: Path, state: AppState) -> None:
 
 def read(path: Path) -> AppState | None:
     try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
+        raw = json.loads(read_regular_text(path, MAX_STATE_FILE_BYTES))
         state = AppState(**raw)
     except (OSError, ValueError, TypeError):
         return None

@@ -21,6 +21,7 @@ from watchdog.observers import Observer
 from tabpilot.engine import limits
 from tabpilot.engine.errors import TabpilotError
 from tabpilot.engine.ports import WorkflowEntry
+from tabpilot.engine.safe_files import FileTooLarge, NotRegularFile, read_regular_text
 from tabpilot.engine.workflows import MAX_FILE_BYTES, Workflow, parse_workflow
 from tabpilot.observers import Observers
 from tabpilot.storage.atomic import remove_stale_temp_files, write_atomic
@@ -30,6 +31,10 @@ log = logging.getLogger("tabpilot.workflows")
 RUNS_KEPT = 10
 MAX_ID_BYTES = 200
 """Longer names cannot be files (255 bytes, less `.json` and the stamp a deleted copy gets)."""
+
+RUNS_MAX_BYTES = 64 * 1024 * 1024
+"""The most a runs file is read of (ten runs, each with the rows it extracted): only a bound, so that a
+file or device put in its place cannot make the app read without end."""
 
 DELETED_FOLDER = ".deleted"
 DELETED_KEPT = 200
@@ -52,9 +57,12 @@ def file_id_ok(workflow_id: str) -> bool:
 def read_entry(path: Path) -> WorkflowEntry:
     stem = path.stem
     try:
-        if path.stat().st_size > MAX_FILE_BYTES:
-            return WorkflowEntry(stem, str(path), error="the file is larger than 2 MB")
-        doc = limits.loads(path.read_text(encoding="utf-8"))
+        # Regular files only, never waited on: a FIFO dropped here would block the watcher for good.
+        doc = limits.loads(read_regular_text(path, MAX_FILE_BYTES))
+    except FileTooLarge:
+        return WorkflowEntry(stem, str(path), error="the file is larger than 2 MB")
+    except NotRegularFile as exc:
+        return WorkflowEntry(stem, str(path), error=f"{exc}; a workflow is a JSON file")
     except (OSError, UnicodeDecodeError) as exc:
         return WorkflowEntry(stem, str(path), error=f"cannot be read: {exc}")
     except ValueError as exc:
@@ -107,7 +115,7 @@ class DiskWorkflowStore:
         fresh = {
             p.stem: read_entry(p)
             for p in sorted(self.folder.glob("*.json"))
-            if not p.name.startswith(".") and p.is_file()  # a folder named x.json is not a workflow
+            if not p.name.startswith(".") and not p.is_dir()  # a folder named x.json is not a workflow
         }
         with self._lock:
             self._entries = fresh
@@ -130,7 +138,7 @@ class DiskWorkflowStore:
     def refresh(self, path: Path) -> None:
         if path.parent != self.folder or path.suffix != ".json" or path.name.startswith("."):
             return
-        entry = read_entry(path) if path.exists() else None
+        entry = read_entry(path) if path.exists() and not path.is_dir() else None
         with self._lock:
             before = self._entries.get(path.stem)
             if entry is None:
@@ -237,7 +245,7 @@ class DiskWorkflowStore:
             return []
         path = self.runs_folder / f"{workflow_id}.json"
         try:
-            runs = limits.loads(path.read_text(encoding="utf-8"))
+            runs = limits.loads(read_regular_text(path, RUNS_MAX_BYTES))
         except (OSError, ValueError, UnicodeDecodeError):
             return []
         return [r for r in runs if isinstance(r, dict)] if isinstance(runs, list) else []

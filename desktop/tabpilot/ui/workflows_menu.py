@@ -34,6 +34,7 @@ from PySide6.QtWidgets import (
 
 from tabpilot.engine.errors import TabpilotError
 from tabpilot.engine.ports import WorkflowEntry
+from tabpilot.engine.safe_files import read_regular_text
 from tabpilot.engine.workflows import Workflow, parse_workflow, placeholders, refuse_literal_secrets
 from tabpilot.storage.workflow_store import MAX_FILE_BYTES
 from tabpilot.ui.dialogs import (
@@ -341,9 +342,9 @@ class WorkflowsMenu(QObject):
     def import_file(self, path: Path) -> None:
         """Read, validate and save a workflow file; what is wrong with it is shown, nothing is saved."""
         try:
-            if path.stat().st_size > MAX_FILE_BYTES:
-                raise ValueError("the file is larger than 2 MB")
-            workflow = parse_workflow(json.loads(path.read_text(encoding="utf-8")), where=path.name)
+            # A regular file only, never waited on (a FIFO picked by mistake would freeze the tray).
+            text = read_regular_text(path, MAX_FILE_BYTES)
+            workflow = parse_workflow(json.loads(text), where=path.name)
             refuse_literal_secrets(workflow)
         except TabpilotError as exc:
             notice(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -46,3 +47,26 @@ def test_a_folder_or_a_file_in_the_way_is_invalid_params(tmp_path: Path) -> None
         with pytest.raises(TabpilotError) as refused:
             write_file(folder, path, b"y", kind="screenshot", suffix="png")
         assert refused.value.code == "invalid_params"
+
+
+def test_a_hard_link_in_the_folder_is_replaced_not_written_through(tmp_path: Path) -> None:
+    """Issue 18: a hard link artifacts/hard.png → a file outside the home was overwritten by `generate
+    screenshot path:"hard.png"`. The new picture replaces the name; the file outside is untouched."""
+    folder = tmp_path / "artifacts"
+    folder.mkdir()
+    outside = tmp_path / "precious.txt"
+    outside.write_bytes(b"the person's own file")
+    os.link(outside, folder / "hard.png")
+    written = write_file(folder, "hard.png", b"picture", kind="screenshot", suffix="png")
+    assert outside.read_bytes() == b"the person's own file"
+    assert written.read_bytes() == b"picture" and written.stat().st_nlink == 1
+    assert written.stat().st_mode & 0o777 == 0o600
+    assert sorted(p.name for p in folder.iterdir()) == ["hard.png"]  # no temporary file left behind
+
+
+def test_a_fifo_in_the_way_is_replaced_without_waiting_on_it(tmp_path: Path) -> None:
+    folder = tmp_path / "artifacts"
+    folder.mkdir()
+    os.mkfifo(folder / "pipe.png")
+    written = write_file(folder, "pipe.png", b"picture", kind="screenshot", suffix="png")
+    assert written.is_file() and written.read_bytes() == b"picture"

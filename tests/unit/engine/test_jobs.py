@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 
 from tabpilot.engine.errors import TabpilotError
-from tabpilot.engine.jobs import Job, JobTable
+from tabpilot.engine.jobs import KEEP_BYTES, KEEP_FINISHED, Job, JobTable
 
 
 def test_correlation_ids_are_unique_and_recognisable() -> None:
@@ -85,3 +85,25 @@ def test_finished_results_are_dropped_after_their_time_and_beyond_the_count() ->
     table.finished(late, now=100.0)  # the others ended more than 60 s before
     assert [table.get(j.correlation_id) is not None for j in jobs] == [False] * 5
     assert table.get(late.correlation_id) is late
+
+
+def test_finished_results_are_kept_within_a_byte_budget_the_newest_always() -> None:
+    """Issue 18: RSS grew 117 → 267 MB over a fuzz and stayed there: 200 finished results (screenshots,
+    pages read, a megabyte each) were held for 15 minutes. Together they are bounded now."""
+    table = JobTable()
+    megabyte = "x" * (1 << 20)
+    jobs = []
+    for n in range(10_000):
+        job = table.create("generate", "screenshot", started=float(n))
+        job.finish({"data": megabyte if n % 20 == 0 else "small", "n": n})
+        table.finished(job, now=float(n) / 100)
+        jobs.append(job)
+    kept = [j for j in jobs if table.get(j.correlation_id) is not None]
+    assert len(kept) <= KEEP_FINISHED
+    assert sum(len(j.result["data"]) for j in kept if j.result) <= KEEP_BYTES
+    assert kept[-1] is jobs[-1]  # the newest is always there to be fetched
+    big = table.create("generate", "pdf", started=0.0)
+    big.finish({"data": "x" * (KEEP_BYTES * 2)})  # one result past the whole budget: still fetchable once
+    table.finished(big, now=200.0)
+    assert table.get(big.correlation_id) is big
+    assert [j for j in jobs if table.get(j.correlation_id) is not None] == []

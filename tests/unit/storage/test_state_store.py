@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import stat
+import threading
 from pathlib import Path
 
 from tabpilot.paths import Paths
@@ -40,3 +42,19 @@ def test_the_key_is_made_once_and_kept_where_the_vault_keeps_secrets(tmp_path: P
     kept = paths.vault_dir / "state-key.json"
     assert stat.S_IMODE(kept.stat().st_mode) == 0o600
     assert not list(paths.data_dir.glob("states/*key*"))  # never beside the states
+
+
+def test_a_fifo_in_place_of_a_state_is_no_state_and_blocks_nothing(tmp_path: Path) -> None:
+    """Issue 18: `load_state` of a name a FIFO was planted under must answer, not wait for a writer."""
+    states = EncryptedStates(tmp_path, lambda: b"k" * 32)
+    os.mkfifo(tmp_path / "trap.state")
+    done = threading.Event()
+    answer: list[object] = []
+
+    def load() -> None:
+        answer.append(states.load("trap"))
+        done.set()
+
+    threading.Thread(target=load, daemon=True).start()
+    assert done.wait(5), "load_state blocked on a FIFO"
+    assert answer == [None]

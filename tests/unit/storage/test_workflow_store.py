@@ -347,3 +347,16 @@ def test_the_runs_folder_is_the_users_alone(store: DiskWorkflowStore, tmp_path: 
     """runs/ was made 0755 (its files 0600) while every other folder of the home is 0700."""
     store.load()
     assert stat.S_IMODE((tmp_path / "runs").stat().st_mode) == 0o700
+
+
+def test_a_fifo_dropped_in_is_listed_as_invalid_and_blocks_nothing(store: DiskWorkflowStore, folder: Path) -> None:
+    """Issue 18: a FIFO in workflows/ blocked the watcher thread for good (later files never listed)."""
+    folder.mkdir()
+    os.mkfifo(folder / "wf-early.json")
+    store.watch()  # the load reads the folder: a FIFO there must not stop it
+    assert "not a regular file: it is a FIFO" in (errors(store)["wf-early"] or "")
+    os.mkfifo(folder / "wf-trap.json")
+    write(folder, "wf-after.json", doc("wf-after"))
+    eventually(lambda: errors(store).get("wf-after", "missing") is None, what="the file after the FIFO")
+    assert "not a regular file" in (errors(store)["wf-trap"] or "")
+    assert store.get("wf-trap") is not None and store.get("wf-trap").workflow is None  # type: ignore[union-attr]
