@@ -11,7 +11,7 @@ from pathlib import Path
 from tabpilot.engine.context import CommandContext
 from tabpilot.engine.errors import TabpilotError
 from tabpilot.engine.files import save_download
-from tabpilot.engine.safe_files import replace_file
+from tabpilot.safe_files import replace_file
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._ -]+")
 MAX_NAME_BYTES = 255

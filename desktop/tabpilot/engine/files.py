@@ -21,7 +21,7 @@ from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from tabpilot.engine.errors import TabpilotError, shown
-from tabpilot.engine.safe_files import FileTooLarge, read_regular
+from tabpilot.safe_files import FileTooLarge, read_regular
 
 MAX_UPLOAD_BYTES = 32 * 1024 * 1024
 """All files of one upload together (they travel to the browser in one message)."""

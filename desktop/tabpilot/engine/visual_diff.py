@@ -24,7 +24,7 @@ from tabpilot.engine.commands import Cli, Command
 from tabpilot.engine.context import CommandContext
 from tabpilot.engine.errors import TabpilotError
 from tabpilot.engine.generate import ATTACHMENTS
-from tabpilot.engine.safe_files import read_regular
+from tabpilot.safe_files import read_regular
 
 BASELINES = "baselines"
 """The artifacts folder's subfolder for baselines and their diff images."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from tabpilot.engine.safe_files import replace_file
+from tabpilot.safe_files import replace_file
 
 
 def write_atomic(path: Path, data: str, *, mode: int = 0o600) -> None:

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from tabpilot.engine.core import DEFAULT_REDACT
-from tabpilot.engine.safe_files import read_regular_text
+from tabpilot.safe_files import read_regular_text
 from tabpilot.storage.atomic import remove_stale_temp_files, write_atomic
 
 log = logging.getLogger("tabpilot.settings")

@@ -21,7 +21,7 @@ from typing import Any
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
-from tabpilot.engine.safe_files import read_regular_text
+from tabpilot.safe_files import read_regular_text
 from tabpilot.storage.atomic import write_atomic
 
 log = logging.getLogger("tabpilot.states")

@@ -7,7 +7,7 @@ import os
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from tabpilot.engine.safe_files import read_regular_text
+from tabpilot.safe_files import read_regular_text
 from tabpilot.storage.atomic import remove_stale_temp_files, write_atomic
 
 SECRETS_LOCATIONS = ("keyring", "file")

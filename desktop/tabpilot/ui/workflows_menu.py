@@ -34,8 +34,8 @@ from PySide6.QtWidgets import (
 
 from tabpilot.engine.errors import TabpilotError
 from tabpilot.engine.ports import WorkflowEntry
-from tabpilot.engine.safe_files import read_regular_text
 from tabpilot.engine.workflows import Workflow, parse_workflow, placeholders, refuse_literal_secrets
+from tabpilot.safe_files import read_regular_text
 from tabpilot.storage.workflow_store import MAX_FILE_BYTES
 from tabpilot.ui.dialogs import (
     ask_open_path,

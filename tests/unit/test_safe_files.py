@@ -11,7 +11,7 @@ from typing import TypeVar
 
 import pytest
 
-from tabpilot.engine.safe_files import FileTooLarge, NotRegularFile, read_regular, replace_file
+from tabpilot.safe_files import FileTooLarge, NotRegularFile, read_regular, replace_file
 
 T = TypeVar("T")
 
