@@ -199,3 +199,18 @@ async def test_the_local_socket_answers_a_request_nested_a_thousand_deep(make_ap
     (deep,) = await _socket_lines(path, DEEP_REQUEST)
     assert deep["id"] == "eight"
     assert deep["error"]["code"] == -32602  # type: ignore[index]
+
+
+async def test_a_lone_surrogate_in_a_request_gets_an_answer(make_app: AppFactory, home: Path) -> None:
+    """`"\\ud800"` is valid JSON but no UTF-8 can carry it: `tabpilot mcp` never answered such a request."""
+    await make_app()
+    lone = (
+        '{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"configure","arguments":'
+        '{"action":"mock_route","url":"**/x\\ud800","body":"\\ud800"}}}'
+    )
+    answers = await piped_lines(home, json.dumps(INIT), json.dumps(INITIALIZED), lone, json.dumps(LIST))
+    by_id = {a["id"]: a for a in answers}
+    assert set(by_id) == {1, 9, 2}, answers
+    result = by_id[9]["result"]
+    assert result["isError"] is True  # type: ignore[index]
+    assert result["structuredContent"]["error"] in ("invalid_params", "ai_web_pilot_disabled")  # type: ignore[index]

@@ -89,7 +89,7 @@ class LocalSocket:
                 else:
                     status, answer = 404, {"error": "not_supported", "message": f"No {path} on this socket."}
                 line = json.dumps({"status": status, "body": answer}, ensure_ascii=False, separators=(",", ":"))
-                writer.write(line.encode() + b"\n")
+                writer.write(line.encode("utf-8", "backslashreplace") + b"\n")  # a lone surrogate: its JSON escape
                 await writer.drain()
                 request = _api_request(await reader.readline())
         except (ConnectionError, ValueError):

@@ -46,12 +46,16 @@ def screen(text: str) -> Verdict:
     if limits.text_depth(text) > limits.MAX_WIRE_DEPTH:
         return _refuse(text, f"the message nests deeper than {limits.MAX_WIRE_DEPTH} levels")
     try:
-        limits.loads(text)
+        message = limits.loads(text)
     except limits.NotJson as exc:
         if _json_but_for_constants(text):  # a whole message, with NaN or Infinity for a number somewhere
             return _refuse(text, "NaN and Infinity are not JSON numbers")
         head = _head(text)
         return Verdict(False, _error(head.get("id"), PARSE_ERROR, f"Parse error: {_short(str(exc))}"))
+    if not text.isascii() or "\\u" in text:  # only then can a string hold a lone surrogate
+        trouble = limits.problem(message, limits.MAX_WIRE_DEPTH)
+        if trouble is not None:
+            return _refuse(text, f"the message {trouble}")
     return PASS
 
 

@@ -150,7 +150,9 @@ class StreamWriter(_Messages):
     async def send(self, data: str) -> None:
         if self._writer.is_closing():
             return
-        self._writer.write((data if data.endswith("\n") else data + "\n").encode("utf-8"))
+        # A lone surrogate (`"\ud800"` in a request is valid JSON) cannot be UTF-8: written out as its JSON
+        # escape, it reads back as the same string; a strict encode raised and the session never answered.
+        self._writer.write((data if data.endswith("\n") else data + "\n").encode("utf-8", "backslashreplace"))
         await self._writer.drain()
 
 

@@ -58,7 +58,8 @@ def loads(text: str | bytes) -> Any:
 
 
 def problem(value: Any, limit: int = MAX_DEPTH) -> str | None:
-    """Why a value that arrived as JSON cannot be used: nested too deep, or a number JSON does not have."""
+    """Why a value that arrived as JSON cannot be used: nested too deep, a number JSON does not have, or a
+    string no UTF-8 can carry."""
     stack: list[tuple[Any, int]] = [(value, 0)]
     while stack:
         item, depth = stack.pop()
@@ -67,6 +68,24 @@ def problem(value: Any, limit: int = MAX_DEPTH) -> str | None:
                 return f"nests deeper than {limit} levels"
             children = item.values() if isinstance(item, dict) else item
             stack.extend((child, depth + 1) for child in children)
+            if isinstance(item, dict):
+                stack.extend((key, depth) for key in item)
         elif isinstance(item, float) and not math.isfinite(item):
             return "holds NaN or Infinity, which JSON does not have"
+        elif isinstance(item, str) and not_text(item):
+            return LONE_SURROGATE
     return None
+
+
+LONE_SURROGATE = "holds a lone UTF-16 surrogate (a \\ud800-\\udfff escape without its pair), which is not text"
+
+
+def not_text(value: str) -> bool:
+    """A string JSON can hold and UTF-8 cannot (`"\\ud800"`): every file, log and socket write would fail on it."""
+    if value.isascii():
+        return False
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False

@@ -147,7 +147,7 @@ def _validate(params: Sequence[Param], given: Mapping[str, Any], where: str) -> 
     for name, value in given.items():
         # Before anything walks the value (validators, redaction, logs): too deep a value fails there.
         # (A number on its own is the parameter's own check, with a message about its type.)
-        trouble = limits.problem(value) if isinstance(value, dict | list) else None
+        trouble = limits.problem(value) if isinstance(value, dict | list | str) else None
         if trouble is not None:
             raise TabpilotError("invalid_params", f"{where}: '{name}' {trouble}.", param=name)
     out: dict[str, Any] = {}

@@ -277,3 +277,24 @@ def test_a_header_value_the_browser_reads_otherwise_counts_as_running_code(heade
 def test_inert_mocks_stay_network() -> None:
     for headers in (None, {}, {"X-Content-Type-Options": " nosniff\t"}, {"Content-Type": "text/plain; charset=utf-8"}):
         assert not routes.mock_runs_code(headers), headers
+
+
+async def test_a_lone_surrogate_in_any_string_is_invalid_params_not_internal(
+    make_engine: EngineFactory, browser: FakeBrowser
+) -> None:
+    """`"\\ud800"` is valid JSON but not text: mock_route's body answered `internal` (it could not be encoded)."""
+    engine = make_engine()
+    calls = (
+        ("configure", {"action": "mock_route", "url": "**/x", "body": "\ud800"}),
+        ("observe", {"what": "dom", "selector": "#a\udfff"}),
+        ("interact", {"action": "fill", "selector": "#a", "value": "x\ud83d"}),
+        ("configure", {"action": "set_headers", "headers": {"X-\ud800": "1"}}),
+    )
+    for tool, args in calls:
+        with pytest.raises(TabpilotError) as refused:
+            await engine.call(tool, args)
+        assert refused.value.code == "invalid_params", (tool, args)
+        assert "surrogate" in refused.value.message
+    assert browser.acting_calls == []
+    # A real astral character (a pair) is text.
+    await engine.call("observe", {"what": "dom", "selector": "#a\U0001f600"})
