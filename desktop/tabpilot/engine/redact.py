@@ -120,11 +120,23 @@ def hide_typed_steps(step: Any) -> Any:
     return out
 
 
-def _shorten(value: Any) -> Any:
+MAX_ITEMS_SHOWN = 50
+"""A list or object in an activity row keeps this many items: the last 1,000 rows stay small whatever the calls
+held (a call with 10,000 items, kept whole in each of its rows, was memory the app held until pushed out)."""
+
+
+def _shorten(value: Any, depth: int = 0) -> Any:
     if isinstance(value, str) and len(value) > MAX_SHOWN:
         return value[:MAX_SHOWN] + f"… ({len(value)} chars)"
+    if isinstance(value, dict | list) and depth >= 8:
+        return "…"
     if isinstance(value, dict):
-        return {k: _shorten(v) for k, v in value.items()}
+        items = list(value.items())
+        out = {str(k)[:MAX_SHOWN]: _shorten(v, depth + 1) for k, v in items[:MAX_ITEMS_SHOWN]}
+        if len(items) > MAX_ITEMS_SHOWN:
+            out["…"] = f"{len(items) - MAX_ITEMS_SHOWN} more"
+        return out
     if isinstance(value, list):
-        return [_shorten(v) for v in value]
+        shown = [_shorten(v, depth + 1) for v in value[:MAX_ITEMS_SHOWN]]
+        return shown + ([f"… {len(value) - MAX_ITEMS_SHOWN} more"] if len(value) > MAX_ITEMS_SHOWN else [])
     return value

@@ -181,3 +181,15 @@ async def test_the_terminal_prompt_writes_out_controls_an_agent_or_page_chose(
     shown = capsys.readouterr().err
     assert "\u202e" not in shown and "\x1b" not in shown and "\u202c" not in shown
     assert "\\u202e" in shown and "\\u001b" in shown
+
+
+def test_an_activity_row_keeps_a_bounded_copy_of_a_calls_parameters() -> None:
+    """Each of the last 1,000 activity rows held its call's lists and objects whole (10,000 items each)."""
+    big = {"patterns": [f"**/{n}" for n in range(10_000)], "headers": {f"X-{n}": "v" for n in range(5_000)}}
+    shown = redact_params(big, "block_urls")
+    assert len(shown["patterns"]) == 51 and shown["patterns"][-1] == "… 9950 more"
+    assert len(shown["headers"]) == 51
+    deep: object = "leaf"
+    for _ in range(60):
+        deep = [deep]
+    assert len(json.dumps(redact_params({"x": deep}, "click"))) < 100
