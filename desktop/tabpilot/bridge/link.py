@@ -149,11 +149,6 @@ class ExtensionLink:
         since = asyncio.get_running_loop().time() - browser.unanswered_since
         return {"responding": False, "unanswered_s": round(since, 1)}
 
-    @property
-    def healthy(self) -> bool:
-        """Connected, and every connected browser answered its last health probe."""
-        return self.connected and all(b.unanswered_since is None for b in self._browsers.values())
-
     async def probe(self) -> None:
         """Ask each connected browser the health probe at once; give up on one that keeps not answering."""
         await asyncio.gather(*(self._probe(b) for b in list(self._browsers.values())))
