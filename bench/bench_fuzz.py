@@ -22,10 +22,9 @@ import argparse
 import asyncio
 import random
 import time
-from typing import Any
 
-from tests.support.hostile_calls import FuzzCall, HostileCalls, Targets
-from tests.support.mcp_stdio import StdioMcp
+from tests.support.fuzz_answers import NO_ANSWER, Caller
+from tests.support.hostile_calls import HostileCalls, Targets
 
 from bench.common import PILOTED, line, proc_rss_mb, served
 from tabpilot.engine.catalog import build_registry
@@ -35,37 +34,6 @@ from tabpilot.storage import statefile
 RSS_GROWTH_MB = 30.0
 SKIP = ("interact.handoff",)
 """As in the e2e fuzz: a hand-off waits on the person for good, and every later call on its tab too."""
-
-
-class Caller:
-    """Calls through `tabpilot mcp`; after a call lost (no answer in its time) a new client, as the old
-    one's single task still waits on it."""
-
-    def __init__(self, client: StdioMcp, env: dict[str, str]) -> None:
-        self.client = client
-        self.env = env
-        self.extra: list[StdioMcp] = []
-
-    async def answer(self, call: FuzzCall) -> str:
-        """`ok`, an error code, or `timeout`."""
-        try:
-            result = await asyncio.wait_for(self.client.call(call.tool, call.arguments), call.budget_s)
-        except TimeoutError:
-            await self.client.close()
-            self.client = StdioMcp(self.env)
-            self.extra.append(self.client)
-            await self.client.start()
-            return "timeout"
-        except Exception as exc:  # the client could not even send it: not the app's answer
-            return f"client {type(exc).__name__}"
-        content: Any = result.structured_content
-        if result.is_error:
-            return str(content.get("error")) if isinstance(content, dict) else "unstructured"
-        return "ok"
-
-    async def close(self) -> None:
-        for client in self.extra:
-            await client.close()
 
 
 async def main(calls: int, idle_s: float, seed: int, tame: bool) -> None:
@@ -92,11 +60,11 @@ async def main(calls: int, idle_s: float, seed: int, tame: bool) -> None:
         for call in fuzz.calls(calls):
             code = await caller.answer(call)
             codes[code] = codes.get(code, 0) + 1
-            if code in ("internal", "timeout", "unstructured") and len(examples.setdefault(code, [])) < 15:
+            if code in ("internal", NO_ANSWER, "unstructured") and len(examples.setdefault(code, [])) < 15:
                 examples[code].append(call.short(200))
             if call.index % 500 == 499:
                 print(f"  {call.index + 1} calls, RSS {proc_rss_mb(pid):.0f} MB, {codes}", flush=True)
-            if codes.get("timeout", 0) >= 10:
+            if codes.get(NO_ANSWER, 0) >= 10:
                 print(f"stopped after 10 unanswered calls (call {call.index})", flush=True)
                 break
         took = time.monotonic() - began
@@ -113,8 +81,8 @@ async def main(calls: int, idle_s: float, seed: int, tame: bool) -> None:
             print(f"  {code}: {example}")
     print(line("fuzz cases", f"{n}", f"{calls}", n == calls))
     print(line("answered internal", f"{codes.get('internal', 0)}", "0", codes.get("internal", 0) == 0))
-    timeouts = codes.get("timeout", 0)
-    print(line("not answered within the call's timeout", f"{timeouts}", "0", timeouts == 0))
+    lost = codes.get(NO_ANSWER, 0)  # not the error `timeout`: that is an answer, given in time
+    print(line("not answered within the call's timeout", f"{lost}", "0", lost == 0))
     print(line("observe page after the fuzz", "error" if page.is_error else "ok", "ok", not page.is_error))
     print(line("app RSS before the fuzz", f"{rss_before:.0f} MB", "(reference)"))
     print(line(f"app RSS after {n} calls", f"{rss_after:.0f} MB", "(seen)"))

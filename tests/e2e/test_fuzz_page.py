@@ -21,8 +21,9 @@ from typing import Any
 import pytest
 
 from tabpilot.app import App
-from tabpilot.engine.errors import TabpilotError
+from tabpilot.engine.errors import ERROR_CODES, TabpilotError
 from tests.e2e.conftest import E2E, home_env
+from tests.support.fuzz_answers import NO_ANSWER, Caller
 from tests.support.hostile_calls import FuzzCall, HostileCalls, Targets
 from tests.support.mcp_stdio import StdioMcp
 from tests.support.site import FixtureSite
@@ -128,3 +129,24 @@ async def _one(client: StdioMcp, call: FuzzCall) -> str | None:
     if result.is_error and content.get("error") == "internal":
         return f"internal ({took:.1f} s): {call.short()} → {str(content.get('message'))[:300]}"
     return None
+
+
+async def test_an_answer_with_the_error_timeout_is_told_from_no_answer(
+    e2e_home: Any, tab: Any, site: FixtureSite, pilot_on: None
+) -> None:
+    """A navigate given 100 ms on a slow page is answered at once with the error `timeout`: an answer,
+    not a lost call. bench_fuzz counted it as one (its word for no answer was "timeout" too): it reported
+    lost calls at short navigates, backs, forwards, reloads and drags, and stopped early (issue 18)."""
+    client = StdioMcp(home_env(e2e_home))
+    await client.start()
+    caller = Caller(client, home_env(e2e_home))
+    try:
+        slow = {"action": "navigate", "url": site.url("/slow?s=5"), "timeout_ms": 100}
+        answered = await caller.answer(FuzzCall(0, "interact", slow, budget_s=15.1))
+        lost = await caller.answer(FuzzCall(1, "observe", {"what": "page"}, budget_s=0))  # no time to answer
+    finally:
+        await caller.close()
+        await client.close()
+    assert answered == "timeout"
+    assert lost == NO_ANSWER
+    assert lost not in ERROR_CODES
