@@ -13,7 +13,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from tabpilot import __version__, logsetup
+from tabpilot import __version__, logsetup, memory
 from tabpilot.agent.local_socket import LocalSocket
 from tabpilot.app_facade import AppFacade
 from tabpilot.bridge.app_auth import AppAuth
@@ -175,6 +175,7 @@ class App:
         self.bridge = BridgeServer(self.link, self.token, extension_origin(), hooks)
         port = self.options.port if self.options.port is not None else self.settings.port
         await self.bridge.start(port, fallback=self.options.port is None)
+        self._spawn(self._trim_when_idle())  # memory a burst of calls freed goes back to the system
         self._spawn(self.link.watch_health())  # a stuck extension shows in status, and its link is reset
         self.link.subscribe(self.engine.set_browser_connected)
         self.link.subscribe(self._link_changed)
@@ -512,6 +513,17 @@ class App:
                 self.request_stop()
                 return
             await asyncio.sleep(max(1.0, min(60.0, idle_s - idle)))
+
+    async def _trim_when_idle(self, quiet_s: float = 10.0) -> None:
+        """Once the calls have stopped for `quiet_s`, give back what they freed (memory.py); once per burst."""
+        trimmed_at: float | None = None
+        while True:
+            await asyncio.sleep(quiet_s)
+            last = self.engine.last_call
+            quiet = self.engine.clock.monotonic() - last >= quiet_s and not self.engine.jobs.running()
+            if quiet and last != trimmed_at:
+                trimmed_at = last
+                await asyncio.to_thread(memory.give_back_freed)
 
     def _spawn(self, coro: Any) -> None:
         task = asyncio.get_running_loop().create_task(coro)
