@@ -60,9 +60,9 @@ HOSTILE_STRINGS: tuple[str, ...] = (
 HOSTILE_NUMBERS: tuple[Any, ...] = (-1, 0, -(2**63), 2**63, 2**70, 1e308, -1e308, 0.5, -0.0, 3.999)
 WRONG_TYPES: tuple[Any, ...] = ([], {}, True, False, ["x"], {"k": "v"}, "1", 1, 1.5)
 KNOWN_HANGS = frozenset({REGEX, GLOB, "(a+)+$", "^(a|aa)*$"})
-"""Values that, as of issue 18, wedge the extension (backtracking patterns). `tame=True` leaves them out,
-so that a long run (the memory bench) can be measured while they are being fixed; the e2e fuzz always
-sends them. (No lone surrogate is sent: the MCP SDK's client cannot encode one.)"""
+"""Backtracking patterns that froze the extension before issue 18's linear-time matcher. `tame=True` leaves
+them out (to measure an older build); the e2e fuzz and the bench send them. (No lone surrogate is sent: the
+MCP SDK's client cannot encode one; tests/integration/test_local_relay.py sends one raw.)"""
 SELECTORS = ("#name", "#go", "button", "iframe", "#long", "a", "input", "select", "@e1", "#missing", "body")
 FRAMES = ("#frame", "iframe", "frame-inner", f"*{LONG_A[:10]}*", "@f1")
 SMALL_MS = (0, 100, 300, 800, 1500)
