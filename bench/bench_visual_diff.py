@@ -19,7 +19,7 @@ import numpy as np
 from tests.support.mcp_stdio import StdioMcp
 
 from bench.common import line, median, p95, served
-from tabpilot.engine import imagediff
+from tabpilot.engine.artifacts import imagediff
 
 WIDTH, HEIGHT = 1280, 720
 CHANGE = "document.querySelector('#price').style.background = '#c62828'"

@@ -22,14 +22,14 @@ from tabpilot.bridge.pairing import CODE_LIFETIME_S, PairingBook, PendingRequest
 from tabpilot.bridge.protocol import Hello
 from tabpilot.bridge.server import LOCAL_API, BridgeHooks, BridgeServer, answer_api
 from tabpilot.browser.managed import ManagedBrowser
-from tabpilot.engine.capture import store_for
+from tabpilot.engine.capture.capture import store_for
 from tabpilot.engine.catalog import build_registry
 from tabpilot.engine.core import Engine, EngineConfig
 from tabpilot.engine.errors import TabpilotError, new_log_ref
 from tabpilot.engine.events import DECIDER_TEXT, ActivityEvent
-from tabpilot.engine.policy import ApprovalPolicy
 from tabpilot.engine.ports import ApprovalPort
-from tabpilot.engine.workflows import placeholders
+from tabpilot.engine.safety.policy import ApprovalPolicy
+from tabpilot.engine.workflows.workflows import placeholders
 from tabpilot.paths import Paths
 from tabpilot.resources import extension_origin
 from tabpilot.storage import statefile

@@ -25,8 +25,8 @@ from tabpilot.engine.ports import ApprovalPort, WorkflowEntry
 if TYPE_CHECKING:
     from tabpilot.app import App
     from tabpilot.bridge.pairing import Pairing, PendingRequest
-    from tabpilot.engine.policy import Rule
-    from tabpilot.engine.workflows import Workflow
+    from tabpilot.engine.safety.policy import Rule
+    from tabpilot.engine.workflows.workflows import Workflow
     from tabpilot.storage.settings import Settings
 
 Unsubscribe = Callable[[], None]

@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from tabpilot import shell
 from tabpilot.app import App
+from tabpilot.cli import shell
 from tests.e2e.conftest import E2E
 from tests.e2e.test_cli_subcommands import cli, show
 from tests.support.site import FixtureSite

@@ -8,9 +8,9 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from tabpilot.engine.operations import problems
+from tabpilot.engine.contract.operations import problems
 from tabpilot.engine.ports import ApprovalAnswer, ApprovalDecision, ApprovalRequest, WorkflowEntry
-from tabpilot.engine.workflows import Workflow, parse_workflow
+from tabpilot.engine.workflows.workflows import Workflow, parse_workflow
 
 Reply = dict[str, Any] | BaseException | Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
 

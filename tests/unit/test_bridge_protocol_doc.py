@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from tabpilot.engine.operations import OPERATIONS, Operation
+from tabpilot.engine.contract.operations import OPERATIONS, Operation
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "bridge-protocol.md"
 GENERAL = {"tab_id", "frame"}

@@ -107,7 +107,7 @@ def test_the_live_parts_are_found() -> None:
         ("tabpilot.bridge.link", "ExtensionLink"),
         ("tabpilot.bridge.pairing", "PairingBook"),
         ("tabpilot.engine.events", "ActivityStream"),
-        ("tabpilot.engine.pilot", "PilotState"),
+        ("tabpilot.engine.safety.pilot", "PilotState"),
     ]:
         assert part in parts
 

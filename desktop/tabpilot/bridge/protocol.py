@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from typing import Any, Literal, NotRequired, TypedDict
 
-from tabpilot.engine.operations import OPERATIONS
+from tabpilot.engine.contract.operations import OPERATIONS
 
 PROTOCOL_VERSION = 2
 AUTH_KINDS = ("managed", "paired", "pairing", "none")

@@ -2,32 +2,23 @@
 
 from __future__ import annotations
 
-from tabpilot.engine import (
-    a11y,
+from tabpilot.engine.artifacts import generate, printing, screenshots, visual_diff
+from tabpilot.engine.browser_state import emulation, routes, state_snapshots
+from tabpilot.engine.capture import a11y, har, performance, telemetry
+from tabpilot.engine.contract.commands import Registry
+from tabpilot.engine.page import (
     checks,
     configure,
     dialogs,
-    emulation,
-    generate,
     handoffs,
-    har,
     interact,
     observe,
     page_actions,
-    performance,
-    printing,
     reading,
-    routes,
-    scrape,
-    screenshots,
     snapshot,
-    state_snapshots,
     tab_commands,
-    telemetry,
-    visual_diff,
-    workflow_commands,
 )
-from tabpilot.engine.commands import Registry
+from tabpilot.engine.workflows import scrape, workflow_commands
 
 
 def build_registry() -> Registry:

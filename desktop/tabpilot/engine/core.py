@@ -11,16 +11,13 @@ from pathlib import Path
 from typing import Any
 
 from tabpilot import trace
-from tabpilot.engine import scrubbing
-from tabpilot.engine.commands import AnyCommand as Command
-from tabpilot.engine.commands import ApprovalScope, Registry
 from tabpilot.engine.context import CommandContext
+from tabpilot.engine.contract.commands import AnyCommand as Command
+from tabpilot.engine.contract.commands import ApprovalScope, Registry
 from tabpilot.engine.errors import TabpilotError, new_log_ref
 from tabpilot.engine.events import ActivityEvent, ActivityStream, Decider, Outcome
-from tabpilot.engine.handoffs import HandoffBook
 from tabpilot.engine.jobs import Job, JobTable, ProgressCallback
-from tabpilot.engine.pilot import PilotState
-from tabpilot.engine.policy import action_class, as_decision
+from tabpilot.engine.page.handoffs import HandoffBook
 from tabpilot.engine.ports import (
     ApprovalPort,
     ApprovalRequest,
@@ -33,10 +30,13 @@ from tabpilot.engine.ports import (
     SystemClock,
     WorkflowStore,
 )
-from tabpilot.engine.recorder import Recorder
-from tabpilot.engine.redact import redact_params, typed_param_names, without_file_contents
-from tabpilot.engine.tab_owners import PERSON, Session, TabOwners
-from tabpilot.engine.workflows import origin_of
+from tabpilot.engine.safety import scrubbing
+from tabpilot.engine.safety.pilot import PilotState
+from tabpilot.engine.safety.policy import action_class, as_decision
+from tabpilot.engine.safety.redact import redact_params, typed_param_names, without_file_contents
+from tabpilot.engine.safety.tab_owners import PERSON, Session, TabOwners
+from tabpilot.engine.workflows.recorder import Recorder
+from tabpilot.engine.workflows.workflows import origin_of
 
 log = logging.getLogger("tabpilot.engine")
 

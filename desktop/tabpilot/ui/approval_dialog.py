@@ -53,8 +53,8 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
 )
 
-from tabpilot.engine.policy import CLASS_WORDS, SITE_RULE_CLASSES, class_name
 from tabpilot.engine.ports import ApprovalDecision, ApprovalRequest, reported_agent
+from tabpilot.engine.safety.policy import CLASS_WORDS, SITE_RULE_CLASSES, class_name
 from tabpilot.observers import Observers
 from tabpilot.ui.icons import app_icon
 from tabpilot.ui.plain import breakable, make_plain, one_line, plain_label, rich_label, tooltip, visible
