@@ -16,6 +16,7 @@ import pytest
 
 from tabpilot.app import App
 from tabpilot.cli import shell
+from tabpilot.engine.page.handoffs import handoff_book
 from tests.e2e.conftest import E2E
 from tests.e2e.test_cli_subcommands import cli, show
 from tests.support.site import FixtureSite
@@ -419,7 +420,7 @@ async def test_the_dialogs_and_a_handoff(
     await tab.fill("#password", "correct horse battery staple")
     await tab.click("#go")
     await tab.wait_for_url("**/account")
-    assert e2e_app.engine.handoffs.resume(run.values["cid"], by="tray")  # the person's Resume in the tray
+    assert handoff_book(e2e_app.engine).resume(run.values["cid"], by="tray")  # the person's Resume in the tray
 
     async def resumed() -> bool:
         return "status: resumed" in (await cli(e2e_home, "result", run.values["cid"])).stdout

@@ -19,6 +19,7 @@ from tabpilot.engine.page import (
     tab_commands,
 )
 from tabpilot.engine.workflows import scrape, workflow_commands
+from tabpilot.engine.workflows.recorder import recorder_of
 
 
 def build_registry() -> Registry:
@@ -49,4 +50,5 @@ def build_registry() -> Registry:
         performance,
     ):
         registry.extend(module.COMMANDS)
+    registry.run_hook = lambda engine: recorder_of(engine).run
     return registry

@@ -17,7 +17,6 @@ from tabpilot.engine.contract.commands import ApprovalScope, Registry
 from tabpilot.engine.errors import TabpilotError, new_log_ref
 from tabpilot.engine.events import ActivityEvent, ActivityStream, Decider, Outcome
 from tabpilot.engine.jobs import Job, JobTable, ProgressCallback
-from tabpilot.engine.page.handoffs import HandoffBook
 from tabpilot.engine.ports import (
     ApprovalPort,
     ApprovalRequest,
@@ -34,9 +33,8 @@ from tabpilot.engine.safety import scrubbing
 from tabpilot.engine.safety.pilot import PilotState
 from tabpilot.engine.safety.policy import action_class, as_decision
 from tabpilot.engine.safety.redact import redact_params, typed_param_names, without_file_contents
+from tabpilot.engine.safety.sites import origin_of
 from tabpilot.engine.safety.tab_owners import PERSON, Session, TabOwners
-from tabpilot.engine.workflows.recorder import Recorder
-from tabpilot.engine.workflows.workflows import origin_of
 
 log = logging.getLogger("tabpilot.engine")
 
@@ -108,8 +106,6 @@ class Engine:
         self.known_secrets: dict[str, str] = {}
         """Secret values this engine resolved for a command: scrubbed from everything read back later
         (captured logs, requests, WebSocket messages)."""
-        self.handoffs = HandoffBook(self.clock)
-        """Commands waiting for the person in a tab (interact handoff) until Resume."""
         self.workflow_authors: dict[str, str] = {}
         """Which agent session saved which workflow (import, record) while the app runs: overwriting a
         workflow another session (or the person, or a file) made is shown to the person first."""
@@ -126,8 +122,6 @@ class Engine:
         showed, as an approval last looked them up: kept until the browser says a tab moved (an address, the
         tab in front, a window's focus, a tab opened or closed) or a command that may move one ends, so that
         back-to-back actions on one page do not each ask the browser again (a round trip per call)."""
-        self.recorder = Recorder()
-        """What each agent session did to its pages (generate playwright_test)."""
         self._tasks: set[asyncio.Task[None]] = set()
 
     # -- the one entry point for agents (MCP, CLI) ---------------------------------------------------
@@ -289,7 +283,8 @@ class Engine:
             job.set_status("running")
             trace.mark("handler_start")
             context = CommandContext(self, job, agent, session=caller, pinned=pinned)
-            result = await self.recorder.run(command, context, params)
+            hook = self.registry.run_hook
+            result = await (hook(self)(command, context, params) if hook else command.run(context, params))
             trace.mark("handler_done")
             job.finish(result)
             if not started.site:

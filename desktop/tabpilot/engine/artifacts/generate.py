@@ -5,10 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Final, Literal, NotRequired, TypedDict
 
-from tabpilot.engine.contract.args import Args, arg
 from tabpilot.engine.artifacts.artifacts import safe_stem, write_artifact
-from tabpilot.engine.contract.commands import Command
 from tabpilot.engine.context import CommandContext
+from tabpilot.engine.contract.args import Args, arg
+from tabpilot.engine.contract.commands import Command
 from tabpilot.engine.errors import TabpilotError
 from tabpilot.engine.workflows.workflows import Workflow
 
@@ -86,7 +86,7 @@ class GeneratedTest(TypedDict):
 
 
 async def _playwright_test(ctx: CommandContext, a: TestArgs) -> GeneratedTest:
-    from tabpilot.engine.workflows.recorder import MAX_ACTIONS
+    from tabpilot.engine.workflows.recorder import MAX_ACTIONS, recorder_of
     from tabpilot.engine.workflows.testgen import playwright_test, replayable, test_name, workflow_entries
 
     note = ""
@@ -99,7 +99,7 @@ async def _playwright_test(ctx: CommandContext, a: TestArgs) -> GeneratedTest:
         if not replayable(entries):
             note = "None of this workflow's steps can be replayed in a test (delays, overlays, if_exists): it skips."
     else:
-        entries, dropped = ctx.engine.recorder.entries(ctx.session.key)
+        entries, dropped = recorder_of(ctx.engine).entries(ctx.session.key)
         source = f"what an agent did in Tabpilot ({ctx.session.label})"
         if not replayable(entries):
             note = (  # an empty record, or one whose entries are only notes (execute_js, a scroll to the end, ...)

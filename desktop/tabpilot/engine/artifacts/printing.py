@@ -12,12 +12,12 @@ import re
 from dataclasses import dataclass
 from typing import Any, TypedDict
 
-from tabpilot.engine.safety import scrubbing
-from tabpilot.engine.contract.args import TabArgs, arg
 from tabpilot.engine.artifacts.artifacts import write_artifact
-from tabpilot.engine.contract.commands import Command
 from tabpilot.engine.context import CommandContext
+from tabpilot.engine.contract.args import TabArgs, arg
+from tabpilot.engine.contract.commands import Command
 from tabpilot.engine.errors import TabpilotError, shown
+from tabpilot.engine.safety import scrubbing
 
 PAPER_INCHES: dict[str, tuple[float, float]] = {
     "Letter": (8.5, 11),

@@ -15,15 +15,15 @@ from dataclasses import dataclass, replace
 from pathlib import PurePath
 from typing import Any, NotRequired, TypedDict
 
+from tabpilot.engine.artifacts.artifacts import write_artifact
+from tabpilot.engine.artifacts.generate import ATTACHMENTS
+from tabpilot.engine.artifacts.shot_drawing import Area, Drawn, draw_refs
+from tabpilot.engine.context import CommandContext
 from tabpilot.engine.contract import results
 from tabpilot.engine.contract.args import FrameArgs, TabArgs, arg, build
-from tabpilot.engine.artifacts.artifacts import write_artifact
 from tabpilot.engine.contract.commands import ApprovalScope, Cli, Command
-from tabpilot.engine.context import CommandContext
 from tabpilot.engine.errors import TabpilotError
-from tabpilot.engine.artifacts.generate import ATTACHMENTS
 from tabpilot.engine.page.interact import SELECTOR_DOC
-from tabpilot.engine.artifacts.shot_drawing import Area, Drawn, draw_refs
 
 MAX_PIXELS = 16384
 """The picture's longest side (extension/background/shot_geometry.js MAX_PIXELS says why)."""

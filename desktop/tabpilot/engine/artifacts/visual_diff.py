@@ -18,13 +18,13 @@ from typing import Any, NotRequired, TypedDict
 from urllib.parse import urlsplit
 
 from tabpilot.engine.artifacts import imagediff
+from tabpilot.engine.artifacts.artifacts import artifacts_folder, safe_stem, write_file
+from tabpilot.engine.artifacts.generate import ATTACHMENTS
+from tabpilot.engine.context import CommandContext
 from tabpilot.engine.contract import results
 from tabpilot.engine.contract.args import FrameArgs, arg
-from tabpilot.engine.artifacts.artifacts import artifacts_folder, safe_stem, write_file
 from tabpilot.engine.contract.commands import Cli, Command
-from tabpilot.engine.context import CommandContext
 from tabpilot.engine.errors import TabpilotError
-from tabpilot.engine.artifacts.generate import ATTACHMENTS
 from tabpilot.safe_files import read_regular
 
 BASELINES = "baselines"

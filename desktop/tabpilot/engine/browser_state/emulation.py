@@ -20,8 +20,8 @@ from tabpilot.engine.browser_state import devices
 from tabpilot.engine.context import CommandContext
 from tabpilot.engine.contract.args import TabArgs, arg
 from tabpilot.engine.contract.commands import Cli, Command
+from tabpilot.engine.contract.placeholders import PLACEHOLDER
 from tabpilot.engine.errors import TabpilotError, shown
-from tabpilot.engine.workflows.workflows import PLACEHOLDER
 
 HEADER_NAME = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]{1,256}")
 MAX_HEADERS = 50

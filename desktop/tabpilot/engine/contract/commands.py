@@ -229,11 +229,16 @@ class Command(Generic[A]):
 
 
 AnyCommand = Command[Any]
+RunCommand = Callable[[AnyCommand, "CommandContext", dict[str, Any]], Awaitable[dict[str, Any]]]
+"""How an engine runs a command with its context and params (Registry.run_hook)."""
 
 
 class Registry:
     def __init__(self) -> None:
         self._commands: dict[tuple[str, str, str | None], AnyCommand] = {}
+        self.run_hook: Callable[[Engine], RunCommand] | None = None
+        """How an engine runs a command, when not `command.run` alone: the catalog sets the recorder's (what
+        agents did, for generate playwright_test), so that the core need not know the feature."""
 
     def add(self, command: AnyCommand) -> AnyCommand:
         key = (command.tool, command.mode, command.operation)

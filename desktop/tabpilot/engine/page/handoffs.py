@@ -20,6 +20,7 @@ from tabpilot.engine.context import CommandContext
 from tabpilot.engine.contract.args import TabArgs, arg
 from tabpilot.engine.contract.commands import Command
 from tabpilot.engine.errors import TabpilotError
+from tabpilot.engine.per_engine import per_engine
 from tabpilot.engine.ports import Clock
 from tabpilot.observers import Observers
 
@@ -94,6 +95,10 @@ class HandoffBook:
         return True
 
 
+handoff_book = per_engine(lambda engine: HandoffBook(engine.clock))
+"""An engine's hand-offs (the core knows nothing of them): the tray, the popup and the command read this."""
+
+
 @dataclass(frozen=True, kw_only=True)
 class HandoffArgs(TabArgs):
     reason: str = arg("what the person should do, e.g. 'log in', 'solve the CAPTCHA'")
@@ -120,7 +125,7 @@ async def _handoff(ctx: CommandContext, a: HandoffArgs) -> Resumed:
     tab_id = front.get("tab_id", a.tab_id)
     if not isinstance(tab_id, int):
         raise TabpilotError("internal", "The browser did not say which tab it brought to the front.")
-    book = ctx.engine.handoffs
+    book = handoff_book(ctx.engine)
     handoff = book.begin(cid, tab_id, reason, ctx.agent, str(front.get("url") or ""), str(front.get("title") or ""))
     log.info("hand-off %s: waiting for the person in tab %s", cid, tab_id)
     ctx.job.await_user({"reason": reason, "tab_id": tab_id})

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from tabpilot.engine.workflows.workflows import PLACEHOLDER
+from tabpilot.engine.contract.placeholders import PLACEHOLDER
 
 MAX_SHOWN = 500
 TYPED_KEYS = {"fill": "value", "type": "text", "handle_dialog": "prompt_text"}

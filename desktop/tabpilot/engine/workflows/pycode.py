@@ -13,7 +13,7 @@ import json
 import re
 from typing import Any
 
-from tabpilot.engine.workflows.workflows import PLACEHOLDER
+from tabpilot.engine.contract.placeholders import PLACEHOLDER
 
 _ID_ONLY = re.compile(r"^#[A-Za-z_][\w-]*$")
 _ENV_UNSAFE = re.compile(r"[^A-Z0-9]+")

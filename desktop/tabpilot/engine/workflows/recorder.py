@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from tabpilot import trace
 from tabpilot.engine.errors import TabpilotError
+from tabpilot.engine.per_engine import per_engine
 from tabpilot.engine.workflows.pycode import css_locator, env_name, uses_secrets
 
 if TYPE_CHECKING:
@@ -112,6 +113,11 @@ class Recorder:
         if entry is not None:
             self.add(ctx.session.key, entry)
         return result
+
+
+recorder_of = per_engine(lambda _engine: Recorder())
+"""What each agent session did to an engine's pages (generate playwright_test); the catalog makes every command
+of an engine run through its `run` (Registry.run_hook), so the core does not know the recorder."""
 
 
 async def _aside(look: Describe, selector: str, wait_ms: int) -> dict[str, Any] | None:

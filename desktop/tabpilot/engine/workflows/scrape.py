@@ -13,9 +13,11 @@ from tabpilot.engine.contract import results
 from tabpilot.engine.contract.args import FrameArgs, TabArgs, arg
 from tabpilot.engine.contract.commands import ApprovalScope, Command
 from tabpilot.engine.contract.params import Param
+from tabpilot.engine.contract.placeholders import PLACEHOLDER
 from tabpilot.engine.contract.steps import page_changing_kinds
 from tabpilot.engine.errors import TabpilotError
 from tabpilot.engine.safety.policy import steps_hash
+from tabpilot.engine.safety.sites import origin_of
 from tabpilot.engine.workflows.extract import (
     DEFAULT_ELEMENT_TIMEOUT_MS,
     DEFAULT_MAX_PAGES,
@@ -27,7 +29,6 @@ from tabpilot.engine.workflows.extract_spec import parse_schema
 from tabpilot.engine.workflows.runner import StepError, StepFailed, WorkflowRunner
 from tabpilot.engine.workflows.workflows import (
     MAX_STEPS,
-    PLACEHOLDER,
     Workflow,
     apply_overrides,
     check_error_recovery,
@@ -36,7 +37,6 @@ from tabpilot.engine.workflows.workflows import (
     check_url,
     navigate_urls,
     new_workflow_id,
-    origin_of,
     parse_workflow,
     refuse_literal_secrets,
     refuse_refs,

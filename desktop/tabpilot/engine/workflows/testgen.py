@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
+from tabpilot.engine.contract.placeholders import PLACEHOLDER
 from tabpilot.engine.workflows.extract_spec import parse_schema
 from tabpilot.engine.workflows.pycode import (
     css_locator,
@@ -27,7 +28,7 @@ from tabpilot.engine.workflows.pycode import (
     secret_names,
     value_expr,
 )
-from tabpilot.engine.workflows.workflows import PLACEHOLDER, Workflow
+from tabpilot.engine.workflows.workflows import Workflow
 
 _NOT_IDENTIFIER = re.compile(r"[^a-z0-9_]+")
 _JS_REGEX = re.compile(r"^/(.*)/([a-z]*)$", re.S)

@@ -15,6 +15,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from tabpilot.engine.contract.params import validate
+from tabpilot.engine.contract.placeholders import PLACEHOLDER
 from tabpilot.engine.contract.steps import page_changing_kinds, step_kinds
 from tabpilot.engine.errors import TabpilotError, shown
 from tabpilot.engine.safety import scrubbing
@@ -26,7 +27,6 @@ MAX_DEPTH = 4
 ON_TIMEOUT = ("retry_step", "skip", "abort")
 ON_FAILURE = ("abort_with_partial", "abort", "continue")
 ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,119}$")
-PLACEHOLDER = re.compile(r"\{\{\s*(secret:)?([A-Za-z_][A-Za-z0-9_.-]*)\s*\}\}")
 REDACTED = "[REDACTED]"
 
 
@@ -295,13 +295,6 @@ def new_workflow_id(name: str, today: date, exists: Callable[[str], bool]) -> st
         n += 1
         candidate = f"{base}-{n}"
     return candidate
-
-
-def origin_of(url: str) -> str:
-    """`scheme://host[:port]`, lower-cased and without user info (`https://user:pw@A.test/` → `https://a.test`)."""
-    parts = urlsplit(url)
-    host = parts.netloc.rpartition("@")[2].lower()
-    return f"{parts.scheme}://{host}" if parts.scheme in ("http", "https") and host else ""
 
 
 def navigate_urls(steps: list[dict[str, Any]]) -> list[str]:

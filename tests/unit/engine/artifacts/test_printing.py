@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 from pypdf import PdfWriter
 
+from tabpilot.engine.artifacts.printing import PAGE_NUMBERS_FOOTER, mhtml_resources, pdf_pages, without_passwords
 from tabpilot.engine.core import Engine, EngineConfig
 from tabpilot.engine.errors import TabpilotError
-from tabpilot.engine.artifacts.printing import PAGE_NUMBERS_FOOTER, mhtml_resources, pdf_pages, without_passwords
 from tests.unit.engine.conftest import EngineFactory
 from tests.unit.fakes import FakeBrowser
 

@@ -12,10 +12,10 @@ from typing import Any
 import pytest
 from PIL import Image
 
-from tabpilot.engine.core import Engine, EngineConfig
-from tabpilot.engine.errors import TabpilotError
 from tabpilot.engine.artifacts.generate import ATTACHMENTS
 from tabpilot.engine.artifacts.screenshots import RESPONSIVE
+from tabpilot.engine.core import Engine, EngineConfig
+from tabpilot.engine.errors import TabpilotError
 from tests.unit.engine.conftest import EngineFactory
 from tests.unit.fakes import FakeApprovals, FakeBrowser
 

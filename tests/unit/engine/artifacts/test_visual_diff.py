@@ -10,11 +10,11 @@ from typing import Any
 import numpy as np
 import pytest
 
-from tabpilot.engine.core import Engine, EngineConfig
-from tabpilot.engine.errors import TabpilotError
 from tabpilot.engine.artifacts.generate import ATTACHMENTS
 from tabpilot.engine.artifacts.imagediff import Pixels, decode_png, encode_png
 from tabpilot.engine.artifacts.visual_diff import auto_name
+from tabpilot.engine.core import Engine, EngineConfig
+from tabpilot.engine.errors import TabpilotError
 from tests.unit.engine.conftest import EngineFactory
 from tests.unit.fakes import FakeBrowser, page_info
 

@@ -10,6 +10,7 @@ import pytest
 
 from tabpilot.engine.core import Engine
 from tabpilot.engine.errors import TabpilotError
+from tabpilot.engine.page.handoffs import handoff_book
 from tests.support.waiting import until
 from tests.unit.fakes import FakeApprovals, FakeBrowser
 
@@ -31,27 +32,27 @@ async def test_a_handoff_answers_awaiting_user_at_once_and_resume_gives_the_page
 ) -> None:
     browser_with_a_tab(browser)
     seen: list[int] = []
-    engine.handoffs.changed.subscribe(lambda: seen.append(len(engine.handoffs.pending())))
+    handoff_book(engine).changed.subscribe(lambda: seen.append(len(handoff_book(engine).pending())))
     answer = await asyncio.wait_for(engine.call("interact", {"action": "handoff", "reason": "Please  log in"}), 2)
     cid = answer["correlation_id"]
     assert answer == {"status": "awaiting_user", "correlation_id": cid, "reason": "Please log in", "tab_id": 12}
     [start] = [c for c in browser.calls if c.op == "handoff.start"]
     assert start.params == {"reason": "Please log in", "correlation_id": cid}
-    [waiting] = engine.handoffs.pending()
+    [waiting] = handoff_book(engine).pending()
     assert (waiting.tab_id, waiting.reason, waiting.url) == (12, "Please log in", PAGE["url"])
     assert seen == [1]
 
     polled = await engine.call("observe", {"what": "command_result", "correlation_id": cid})
     assert polled == answer
 
-    assert engine.handoffs.resume(cid, "tray")
-    assert not engine.handoffs.resume(cid, "tray")  # once
+    assert handoff_book(engine).resume(cid, "tray")
+    assert not handoff_book(engine).resume(cid, "tray")  # once
     final = await until(lambda: _final(engine, cid), timeout=2, what="the hand-off to end")
     assert final["status"] == "resumed" and final["resumed_by"] == "tray"
     # A fresh look at the page as the person left it: its snapshot, refs and all.
     assert final["snapshot"]["url"] == PAGE["url"]
     assert "@e2" in final["snapshot"]["snapshot"]
-    assert engine.handoffs.pending() == []
+    assert handoff_book(engine).pending() == []
     assert seen[-1] == 0
     [end] = [c for c in browser.calls if c.op == "handoff.end"]
     assert end.params == {"correlation_id": cid}  # the tray's Resume clears the popup and the badge
@@ -67,21 +68,21 @@ async def _final(engine: Engine, cid: str) -> dict[str, Any] | None:
 async def test_resume_from_the_popup_and_a_closed_tab_come_as_events(engine: Engine, browser: FakeBrowser) -> None:
     browser_with_a_tab(browser)
     first = await engine.call("interact", {"action": "handoff", "reason": "solve the CAPTCHA"})
-    engine.handoffs.on_link_event("handoff", {"correlation_id": first["correlation_id"], "action": "resume"})
+    handoff_book(engine).on_link_event("handoff", {"correlation_id": first["correlation_id"], "action": "resume"})
     final = await until(lambda: _final(engine, first["correlation_id"]), timeout=2, what="resume")
     assert final["resumed_by"] == "popup"
     assert not [c for c in browser.calls if c.op == "handoff.end"]  # the popup ended it there already
 
     second = await engine.call("interact", {"action": "handoff", "reason": "2FA code"})
-    engine.handoffs.on_link_event("page", {"correlation_id": second["correlation_id"]})  # not ours
-    engine.handoffs.on_link_event("handoff", {"correlation_id": second["correlation_id"], "action": "tab_closed"})
+    handoff_book(engine).on_link_event("page", {"correlation_id": second["correlation_id"]})  # not ours
+    handoff_book(engine).on_link_event("handoff", {"correlation_id": second["correlation_id"], "action": "tab_closed"})
     job = engine.jobs.get(second["correlation_id"])
     assert job is not None
     await until(lambda: job.done, timeout=2, what="the cancelled hand-off to end")
     with pytest.raises(TabpilotError) as err:
         await engine.call("observe", {"what": "command_result", "correlation_id": second["correlation_id"]})
     assert err.value.code == "tab_closed"
-    assert engine.handoffs.pending() == []
+    assert handoff_book(engine).pending() == []
 
 
 async def test_a_handoff_needs_the_pilot_and_a_reason(make_engine: Any, browser: FakeBrowser) -> None:

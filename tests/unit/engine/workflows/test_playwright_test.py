@@ -12,7 +12,7 @@ from tabpilot.engine.context import CommandContext
 from tabpilot.engine.contract.args import FrameArgs, arg
 from tabpilot.engine.contract.commands import Command, Registry
 from tabpilot.engine.core import Engine, EngineConfig
-from tabpilot.engine.workflows.recorder import MAX_ACTIONS, Recorder
+from tabpilot.engine.workflows.recorder import MAX_ACTIONS, Recorder, recorder_of
 from tabpilot.engine.workflows.testgen import Output, entry_lines, playwright_test
 from tabpilot.engine.workflows.workflows import Workflow
 from tests.unit.engine.conftest import EngineFactory
@@ -88,7 +88,7 @@ async def test_without_descriptions_css_is_used_and_secrets_stay_references(
 
 async def test_what_a_person_does_from_the_tray_is_not_an_agents_record(engine: Engine) -> None:
     await engine.call("interact", {"action": "navigate", "url": "https://a.test/"}, approved=True)
-    assert engine.recorder.entries("person") == ([], 0)
+    assert recorder_of(engine).entries("person") == ([], 0)
 
 
 def test_the_record_is_bounded_and_says_what_it_cut() -> None:
@@ -247,7 +247,7 @@ def test_a_workflow_param_without_a_default_is_read_from_the_environment() -> No
 
 async def test_a_record_of_only_notes_answers_a_note_and_a_test_that_skips(recording: Engine) -> None:
     await recording.call("interact", {"action": "navigate", "url": "about:blank"}, session="mcp-3")  # not kept
-    recording.recorder.add("mcp-3", {"kind": "note", "text": "the session ran JavaScript here"})
+    recorder_of(recording).add("mcp-3", {"kind": "note", "text": "the session ran JavaScript here"})
     made = await recording.call("generate", {"type": "playwright_test"}, session="mcp-3")
     assert made["actions"] == 1
     assert made["note"].startswith("Nothing to replay was recorded in this session (1 recorded actions")

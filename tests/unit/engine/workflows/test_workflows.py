@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from tabpilot.engine.errors import TabpilotError
+from tabpilot.engine.safety.sites import origin_of
 from tabpilot.engine.workflows.workflows import (
     ErrorRecovery,
     Workflow,
@@ -18,7 +19,6 @@ from tabpilot.engine.workflows.workflows import (
     check_steps,
     navigate_urls,
     new_workflow_id,
-    origin_of,
     parse_workflow,
     placeholders,
     resolve,
