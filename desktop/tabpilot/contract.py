@@ -2,13 +2,13 @@
 `python -m tabpilot.contract --check` fails when one is stale (as the test suite does).
 
 - extension/background/operations.js — the extension's allow-list, parameter specs and JSDoc types,
-  from engine/operations.py;
+  from engine/contract/operations.py;
 - extension/background/capabilities.js — the capability toggles' labels (the popup) and defaults (the
-  capture toggles before the app has spoken), from engine/capabilities.py;
+  capture toggles before the app has spoken), from engine/safety/capabilities.py;
 - docs/commands.md — a section per mode (parameters, result, an example call and its answer), and the
   workflow step kinds, from the registry;
 - README.md's tool table, between its `tools:begin` and `tools:end` markers;
-- desktop/tabpilot/cli_spec.json — the shell CLI's subcommands (each command's `cli=Cli(...)`) with
+- desktop/tabpilot/cli/cli_spec.json — the shell CLI's subcommands (each command's `cli=Cli(...)`) with
   what their parsers and --help need, so `tabpilot goto URL` does not import the engine.
 """
 
@@ -61,8 +61,8 @@ def _js_type(param: OpParam) -> str:
 def operations_js() -> str:
     lines = [
         f"// {HEADER}",
-        "// Source: desktop/tabpilot/engine/operations.py. The app may ask for these operations and no others;",
-        "// background/params.js checks each request's parameters against them before its handler runs.",
+        "// Source: desktop/tabpilot/engine/contract/operations.py. The app may ask for these operations and no",
+        "// others; background/params.js checks each request's parameters against them before its handler runs.",
         "// @ts-check",
         "",
         "/** @typedef {{type: string[], required: boolean, enum?: string[]}} ParamSpec */",
@@ -111,7 +111,8 @@ def operations_js() -> str:
 def capabilities_js() -> str:
     lines = [
         f"// {HEADER}",
-        "// Source: desktop/tabpilot/engine/capabilities.py. The toggles under AI Web Pilot, in the tray's order.",
+        "// Source: desktop/tabpilot/engine/safety/capabilities.py. The toggles under AI Web Pilot, in the tray's",
+        "// order.",
         "// @ts-check",
         "",
         "/** @typedef {{label: string, tip: string, default: boolean}} CapabilitySpec */",
@@ -253,7 +254,7 @@ def readme(text: str, registry: Registry | None = None) -> str:
     return text[: begin + len(TABLE_BEGIN)] + "\n" + readme_table(registry) + "\n" + text[end:]
 
 
-# -- desktop/tabpilot/cli_spec.json ----------------------------------------------------------------
+# -- desktop/tabpilot/cli/cli_spec.json ----------------------------------------------------------------
 
 
 def cli_problems(registry: Registry) -> list[str]:

@@ -1,4 +1,4 @@
-"""Every subcommand of the shell CLI (desktop/tabpilot/cli_spec.json) as a real `tabpilot <sub> ...` process
+"""Every subcommand of the shell CLI (desktop/tabpilot/cli/cli_spec.json) as a real `tabpilot <sub> ...` process
 against the running app, its managed Chromium and the fixture site: a table keyed by subcommand says what
 to run and what its output must say, a few tests (one browser session) run the table's rows in an order
 that sets each one up, and a test fails when the spec has a subcommand the table lacks."""

@@ -59,7 +59,7 @@ def test_every_operation_a_command_names_exists_and_every_operation_is_used() ->
     registry = build_registry()
     named = {op for command in registry.all() for op in command.ops}
     assert named <= set(BY_NAME), named - set(BY_NAME)
-    # tab.crop is the approval prompt's (app.py), dom.describe the session recorder's (engine/recorder.py),
+    # tab.crop is the approval prompt's (app.py), dom.describe the session recorder's (engine/workflows/recorder.py),
     # the rest are commands' or the runner's.
     assert set(BY_NAME) - named <= {"tab.crop", "dom.count", "dom.describe"}
 

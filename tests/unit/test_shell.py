@@ -161,7 +161,7 @@ FAST_PATH_KEEPS_OUT = (
     "subprocess",
 )
 """What a `tabpilot js 1+1` against a running app must not import (bench/bench_cli.py: each of these
-costs milliseconds of a 30 ms budget; home.py, local_call.py and quickjson.py say what replaces them)."""
+costs milliseconds of a 30 ms budget; home.py, cli/local_call.py and quickjson.py say what replaces them)."""
 
 LIGHT = (
     "import sys\n"

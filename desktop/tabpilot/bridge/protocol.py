@@ -18,7 +18,7 @@ from tabpilot.engine.contract.operations import OPERATIONS
 PROTOCOL_VERSION = 2
 AUTH_KINDS = ("managed", "paired", "pairing", "none")
 
-# The operations the extension's allow-list accepts: the one table in engine/operations.py (the
+# The operations the extension's allow-list accepts: the one table in engine/contract/operations.py (the
 # extension's operations.js is generated from it); docs/bridge-protocol.md describes each one.
 OPS: tuple[str, ...] = tuple(op.name for op in OPERATIONS)
 

@@ -1,7 +1,7 @@
 """Talking to a running app from another process (status, stop, call, the shell CLI, the MCP relay).
 
 Light on purpose: the shell CLI imports it when the app has no local socket to use (its common calls
-go through local_call.py alone), so the keyring (and what it pulls in) is imported only when the app
+go through cli/local_call.py alone), so the keyring (and what it pulls in) is imported only when the app
 keeps its token there, and `post` speaks HTTP with http.client alone.
 """
 

@@ -1,5 +1,5 @@
 """Entry points: `tabpilot` (tray), `serve`, `mcp`, `status`, `stop`, `pair`, `call`, `secret`, `pairings`,
-and a subcommand per command mode for agents with a shell (`goto`, `text`, `click`, ..., `chain`: shell.py).
+and a subcommand per command mode for agents with a shell (`goto`, `text`, `click`, ..., `chain`: cli/shell.py).
 
 Imports stay few at the top: `tabpilot goto URL` and `tabpilot call` must start fast (no Qt, MCP SDK,
 Playwright, aiohttp or engine, and for the common calls not even argparse, json, socket or pathlib:

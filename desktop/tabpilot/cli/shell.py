@@ -1,7 +1,7 @@
 """The shell CLI's per-mode subcommands (`tabpilot goto URL`, `tabpilot text [SEL]`, `tabpilot js EXPR`)
 and `tabpilot chain`, for agents that have a shell.
 
-Everything here comes from the command definitions, through desktop/tabpilot/cli_spec.json, which
+Everything here comes from the command definitions, through desktop/tabpilot/cli/cli_spec.json, which
 `python -m tabpilot.contract` generates from them (each command's `cli=Cli(...)`). Reading that file
 instead of importing the engine keeps a call light: no Qt, MCP SDK, Playwright or aiohttp, and none of
 the engine's modules (measured: importing the registry costs ~200 ms; the spec loads in well under 1).
@@ -30,7 +30,7 @@ EXIT_NOT_RUNNING = 3
 MAX_CHAIN = 50
 """Commands in one chain, as the app accepts them (engine/chain.py says the same)."""
 BUILTIN = ("serve", "mcp", "status", "stop", "pair", "call", "secret", "pairings", "chain")
-"""Subcommands of cli.py itself: no command's CLI spec may take these names."""
+"""Subcommands of cli/entry.py itself: no command's CLI spec may take these names."""
 SPEC_FILE = os.path.join(os.path.dirname(__file__), "cli_spec.json")
 ATTACHMENTS = "_attachments"
 

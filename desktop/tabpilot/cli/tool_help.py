@@ -1,7 +1,7 @@
 """The tools and their modes as `tabpilot mcp --help` and `tabpilot call --help` show them.
 
 Everything comes from the command definitions (engine/catalog.py): a mode added there shows up here,
-with the example its definition gives or one made from sample values (engine/help.py).
+with the example its definition gives or one made from sample values (engine/contract/help.py).
 """
 
 from __future__ import annotations

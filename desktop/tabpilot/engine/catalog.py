@@ -1,4 +1,7 @@
-"""All commands Tabpilot offers, gathered into one registry."""
+"""All commands Tabpilot offers, gathered into one registry: the one module that knows every feature.
+
+The composition root (app.py) and the generators import it and hand the registry to the Engine, so the core
+stands below the features; the recorder's hook on every command run is set here too (Registry.run_hook)."""
 
 from __future__ import annotations
 

@@ -63,10 +63,10 @@ class EngineConfig:
     downloads_dir: Path | None = None
     """Where `interact download` saves (None: downloads are not supported)."""
     artifacts_dir: Path | None = None
-    """Where `generate` writes its files (engine/artifacts.py; None: only inline answers)."""
+    """Where `generate` writes its files (engine/artifacts/artifacts.py; None: only inline answers)."""
     describe_elements: bool = False
     """Ask the page, alongside each agent's page action, how Playwright's locators name its element
-    (engine/recorder.py: generate playwright_test). The app does; a bare engine records CSS selectors."""
+    (engine/workflows/recorder.py: generate playwright_test). The app does; a bare engine records CSS selectors."""
 
 
 PILOT_OFF_MESSAGE = (
@@ -369,7 +369,7 @@ class Engine:
         return None, None
 
     async def _pick_tab(self, params: dict[str, Any], caller: Session, *, acting: bool) -> None:
-        """The tab a call goes to, by the ownership rule (engine/tab_owners.py); set in `params` when the
+        """The tab a call goes to, by the ownership rule (engine/safety/tab_owners.py); set in `params` when the
         caller's own tab is the one (or when it had to be looked up, so that it cannot change meanwhile)."""
         if caller.person:
             return

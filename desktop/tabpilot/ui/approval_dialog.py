@@ -535,7 +535,7 @@ class ApprovalDialog(QDialog):
             button.setEnabled(site_ok or button is not self.allow_site_button)
 
     def site_rule_possible(self) -> bool:
-        """One site, and a class of action that site rules are made for (engine/policy.py)."""
+        """One site, and a class of action that site rules are made for (engine/safety/policy.py)."""
         origin = self.request.origin
         return bool(origin) and " " not in str(origin) and self.request.action_class in SITE_RULE_CLASSES
 

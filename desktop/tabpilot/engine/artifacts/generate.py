@@ -1,4 +1,4 @@
-"""`generate`: artifacts made from the page (screenshots: engine/screenshots.py; PDFs, scripts and tests)."""
+"""`generate`: artifacts made from the page (screenshots: engine/artifacts/screenshots.py; PDFs, scripts and tests)."""
 
 from __future__ import annotations
 

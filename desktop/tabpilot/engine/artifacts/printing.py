@@ -1,6 +1,6 @@
 """`generate pdf` and `generate archive`: the page printed as a PDF, and the page saved as one MHTML file
 with its images and styles. Both are made by the browser (CDP `Page.printToPDF`, `Page.captureSnapshot`
-through the extension's debugger) and written under the home's artifacts folder (engine/artifacts.py).
+through the extension's debugger) and written under the home's artifacts folder (engine/artifacts/artifacts.py).
 
 Paper sizes and margins are turned into inches here, so the extension's operation stays a thin call.
 """

@@ -3,7 +3,7 @@ responsive) and `generate zoom_region`, all through the bridge op `tab.screensho
 Page.captureScreenshot in the extension).
 
 A picture is answered inline (an MCP image) by default; with `save` or `path` it is written under the
-home's artifacts folder (engine/artifacts.py) and the answer has its path instead of the image. Sizes
+home's artifacts folder (engine/artifacts/artifacts.py) and the answer has its path instead of the image. Sizes
 are the picture's own pixels: CSS px x the page's devicePixelRatio x `scale`. A capture taller (or
 wider) than MAX_PIXELS is cut there, with a note naming the clip that shows the rest.
 """

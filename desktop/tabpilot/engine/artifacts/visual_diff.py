@@ -2,7 +2,7 @@
 kept in the home's artifacts folder (artifacts/baselines/<name>.png).
 
 The first call stores the capture as the baseline and says so; later calls compare with it
-(engine/imagediff.py: pixelmatch's measure) and write a diff image next to it
+(engine/artifacts/imagediff.py: pixelmatch's measure) and write a diff image next to it
 (artifacts/baselines/<name>.diff.png); `update_baseline` replaces it. Without a `name`, the baseline is
 named after the page's address and viewport size, so the same page at the same size finds its own.
 """

@@ -4,7 +4,7 @@ Each sets standing state of the tab through CDP (extension/background/emulation.
 overrides.js): it lasts across navigations in the tab until it is reset, and the person takes it back
 by pressing Cancel on Chrome's debugging bar. All change what the page gets, so each is asked for like
 a page-changing step: emulation under its own approval class, extra headers under `network` (with
-mocked and blocked routes, engine/routes.py).
+mocked and blocked routes, engine/browser_state/routes.py).
 
 Extra header values may be credentials (an Authorization header): answers and activity rows name the
 headers only, and a value may be `{{secret:NAME}}` from the OS keyring, as typed text may.

@@ -1,4 +1,4 @@
-"""`generate har`: a tab's captured network (engine/capture.py) as an HTTP Archive (HAR 1.2) file, which
+"""`generate har`: a tab's captured network (engine/capture/capture.py) as an HTTP Archive (HAR 1.2) file, which
 Chrome DevTools, Firefox and HAR viewers open.
 
 The capture is the page's own view (fetch, XMLHttpRequest and the resource timing of everything else),

@@ -1,5 +1,5 @@
 """Telemetry reads: `observe` logs, errors, network, network_bodies, websocket_events, and
-`configure clear_capture`. They read the capture buffers (engine/capture.py) and never touch a page.
+`configure clear_capture`. They read the capture buffers (engine/capture/capture.py) and never touch a page.
 
 Which tab: `tab_id`, else the tab commands go to (tracked, else active; asked from the extension);
 when no browser is connected, the buffers of every tab (entries carry their `tab_id`).

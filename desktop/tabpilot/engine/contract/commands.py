@@ -4,9 +4,9 @@ A definition says everything about a command once — tool, mode (and scrape's o
 typed parameters with their limits and docs (an `Args` dataclass), the result's shape with an example,
 the bridge operations it uses, the capability that gates it, its approval class, and whether it is a
 workflow step. From it come: validation and the handler's typed arguments, the MCP tool schemas
-(agent/tools.py), the help mode and `tabpilot … --help` (engine/help.py, tool_help.py), the workflow
-step kinds (engine/steps.py), the runner's and the code generator's dispatch, the extension's
-operation allow-list (engine/operations.py → extension/background/operations.js) and
+(agent/tools.py), the help mode and `tabpilot … --help` (engine/contract/help.py, cli/tool_help.py), the workflow
+step kinds (engine/contract/steps.py), the runner's and the code generator's dispatch, the extension's
+operation allow-list (engine/contract/operations.py → extension/background/operations.js) and
 docs/commands.md with the README's tool table (tabpilot/contract.py). Tests fail when any of those
 drift from the definitions.
 """
@@ -78,7 +78,7 @@ built comes in through `results.relayed`, the one cast."""
 class Cli:
     """How a command is a subcommand of the shell CLI (`tabpilot goto URL`, `tabpilot text [SEL]`).
 
-    The CLI reads this from the generated desktop/tabpilot/cli_spec.json (so it need not import the
+    The CLI reads this from the generated desktop/tabpilot/cli/cli_spec.json (so it need not import the
     engine); every parameter not named here is a `--long-option`, and `tabpilot SUBCOMMAND --help` is
     made from the definition.
     """
@@ -114,7 +114,7 @@ class Command(Generic[A]):
     """The typed parameters (an Args dataclass): validation, schema and docs come from its fields."""
     returns: type[Any] | None = None
     """The result's declaration, a TypedDict: the handler's return type, the docs' shape (`result`), and
-    what the test suites check every real answer against (engine/results.py)."""
+    what the test suites check every real answer against (engine/contract/results.py)."""
     result: str = ""
     """The result's shape, as the docs show it: `{url, title, ...}`; made from `returns` when not given."""
     notes: str = ""
@@ -126,7 +126,7 @@ class Command(Generic[A]):
     operation: str | None = None
     """For a mode with several operations (scrape): which one this definition is."""
     ops: tuple[str, ...] = ()
-    """The bridge operations the handler sends to the extension (engine/operations.py has them all)."""
+    """The bridge operations the handler sends to the extension (engine/contract/operations.py has them all)."""
     pilot_gated: bool = False
     """Needs AI Web Pilot ON. Everything under `interact` is; reads are not."""
     capability: str | None = None

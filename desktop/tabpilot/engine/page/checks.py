@@ -11,7 +11,7 @@ error: an assertion that finds nothing answers `pass: false, found: null`.
 
 `observe injection_check`: the page (content/checks.js) collects its text where an AI reader would
 find it — visible and hidden text, comments, meta tags, data-* and alt/title/aria attributes,
-noscript — in one round trip, and engine/injection.py scores it for prompt-injection patterns.
+noscript — in one round trip, and engine/safety/injection.py scores it for prompt-injection patterns.
 """
 
 from __future__ import annotations

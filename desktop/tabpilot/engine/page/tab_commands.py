@@ -1,4 +1,4 @@
-"""`interact new_tab | switch_tab | close_tab`: an agent's own tabs (engine/tab_owners.py has the rule).
+"""`interact new_tab | switch_tab | close_tab`: an agent's own tabs (engine/safety/tab_owners.py has the rule).
 
 Kinds: all three are `navigate` — they load, show or drop a tab, but change nothing inside a page the
 person has open, so (like `navigate`) they need the pilot and no approval. `close_tab` is limited to the

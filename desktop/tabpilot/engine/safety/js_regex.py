@@ -18,7 +18,7 @@ import re
 from tabpilot.engine.errors import TabpilotError
 
 MAX_SOURCE = 2048
-"""As the extension's MAX_SOURCE and engine/routes.py's MAX_PATTERN."""
+"""As the extension's MAX_SOURCE and engine/browser_state/routes.py's MAX_PATTERN."""
 MAX_PROGRAM = 5000
 """The extension's program bound: instructions once `{n,m}` repetitions are counted out."""
 MAX_DEPTH = 100

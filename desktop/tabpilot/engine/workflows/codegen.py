@@ -219,7 +219,7 @@ EMITTERS: dict[str, Emit] = {
     "extract": _extract,
 }
 """One emitter per step kind (if_exists, a block of steps, is _step_code's own); a test checks that every
-step kind of engine/steps.py has one."""
+step kind of engine/contract/steps.py has one."""
 BLOCK_KINDS = ("if_exists",)
 
 

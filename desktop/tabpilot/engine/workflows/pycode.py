@@ -1,4 +1,4 @@
-"""Pieces of Python source for the generated Playwright code (engine/codegen.py, engine/testgen.py):
+"""Pieces of Python source for the generated Playwright code (engine/workflows/codegen.py, engine/workflows/testgen.py):
 literals, values with `{{param}}` / `{{secret:NAME}}` placeholders, and locators.
 
 A locator is what the page said about an element when it was acted on (`dom.describe`,

@@ -1,4 +1,4 @@
-"""A pytest-playwright test from what an agent session did (engine/recorder.py) or from a saved workflow.
+"""A pytest-playwright test from what an agent session did (engine/workflows/recorder.py) or from a saved workflow.
 
 The test is what a person would write: Playwright's own locators (role and name, label, text before
 CSS), `expect` where the session waited or checked, `page.wait_for_url` where an action navigated.

@@ -1,4 +1,4 @@
-"""The visual_diff comparison (engine/imagediff.py): what counts as changed, where, and the diff image."""
+"""The visual_diff comparison (engine/artifacts/imagediff.py): what counts as changed, where, and the diff image."""
 
 from __future__ import annotations
 

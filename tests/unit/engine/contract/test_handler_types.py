@@ -1,7 +1,7 @@
 """A handler's return type is its command's declared result (`Command.returns`).
 
 mypy --strict checks what a handler builds against its return annotation; this test holds that annotation
-to the declaration the docs, the help mode and the suites' run-time check (engine/results.py) read, so a
+to the declaration the docs, the help mode and the suites' run-time check (engine/contract/results.py) read, so a
 new command cannot answer `dict[str, Any]` (which mypy would not check) or another command's shape.
 """
 

@@ -1,4 +1,4 @@
-"""The prompt-injection scorer (engine/injection.py), without a browser: orders aimed at an AI score
+"""The prompt-injection scorer (engine/safety/injection.py), without a browser: orders aimed at an AI score
 high, more so where no person reads them; the same words quoted in an article about attacks, or text
 that merely talks about AI and prompts, score low."""
 

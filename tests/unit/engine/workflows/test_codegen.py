@@ -1,4 +1,4 @@
-"""The Playwright script export (engine/codegen.py): code a person would write, small, nothing pasted in."""
+"""The Playwright script export (engine/workflows/codegen.py): code a person would write, small, nothing pasted in."""
 
 from __future__ import annotations
 

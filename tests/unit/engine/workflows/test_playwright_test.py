@@ -1,4 +1,4 @@
-"""generate playwright_test from a session's record (engine/recorder.py, engine/testgen.py), on fakes."""
+"""generate playwright_test from a session's record (engine/workflows/recorder.py, testgen.py), on fakes."""
 
 from __future__ import annotations
 
