@@ -27,8 +27,8 @@ from tests.support.site import FixtureSite
 from bench.common import line, median, p95
 from tabpilot.engine.catalog import build_registry
 from tabpilot.engine.core import Engine, EngineConfig
-from tabpilot.engine.pilot import PilotState
-from tabpilot.engine.workflows import parse_workflow
+from tabpilot.engine.safety.pilot import PilotState
+from tabpilot.engine.workflows.workflows import parse_workflow
 from tabpilot.storage.workflow_store import DiskWorkflowStore
 
 SCHEMA = {

@@ -21,9 +21,9 @@ from tests.support.processes import Serve
 
 from bench.common import line
 from tabpilot.agent.tools import MAX_TOOLS_BYTES, build_tools, size_of
-from tabpilot.engine.args import Args, arg
 from tabpilot.engine.catalog import build_registry
-from tabpilot.engine.commands import Command
+from tabpilot.engine.contract.args import Args, arg
+from tabpilot.engine.contract.commands import Command
 
 EXTRA_MODES = 60
 

@@ -2,7 +2,7 @@
 
 Target (issue 12): the diff of two 1280x720 captures ≤ 100 ms. The captures are real: the fixture shop
 page (tests/fixtures/site/visual.html) as the managed headless Chromium draws it, before and after one
-element changes colour, cut to 1280x720. "The diff itself" is engine/imagediff.py's compare() plus
+element changes colour, cut to 1280x720. "The diff itself" is engine/artifacts/imagediff.py's compare() plus
 drawing the diff image (numpy, in memory); the PNG decoding and encoding around it, and the whole MCP
 call (capture, files, answer), are shown beside it. Run from the repository:
     scripts/with-keyring .venv/bin/python -m bench.bench_visual_diff [--runs 30]
@@ -19,7 +19,7 @@ import numpy as np
 from tests.support.mcp_stdio import StdioMcp
 
 from bench.common import line, median, p95, served
-from tabpilot.engine import imagediff
+from tabpilot.engine.artifacts import imagediff
 
 WIDTH, HEIGHT = 1280, 720
 CHANGE = "document.querySelector('#price').style.background = '#c62828'"

@@ -42,5 +42,5 @@ _.shown_names  # SecretsWindow: tests/gui/test_secrets_settings.py
 _.broken_menu  # WorkflowsMenu: tests/gui/test_workflows_menu.py, tests/gui/ui_screens_app.py
 
 # -- dead, but in files another change is rewriting on main now (issue 9's engine work): remove after it lands ---
-DOM_LIMITS  # engine/observe.py
-_.mutating_steps  # engine/workflows.py (only tests/unit/engine/test_workflows.py calls it)
+DOM_LIMITS  # engine/page/observe.py
+_.mutating_steps  # engine/workflows/workflows.py (only tests/unit/engine/test_workflows.py calls it)

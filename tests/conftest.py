@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from tabpilot.engine.ports import ApprovalPort
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-# Every real answer a command gives in the tests is checked against its declared result (engine/results.py).
+# Every real answer a command gives in the tests is checked against its declared result (engine/contract/results.py).
 os.environ.setdefault("TABPILOT_CHECK_RESULTS", "1")
 
 

@@ -22,14 +22,15 @@ from tabpilot.bridge.pairing import CODE_LIFETIME_S, PairingBook, PendingRequest
 from tabpilot.bridge.protocol import Hello
 from tabpilot.bridge.server import LOCAL_API, BridgeHooks, BridgeServer, answer_api
 from tabpilot.browser.managed import ManagedBrowser
-from tabpilot.engine.capture import store_for
+from tabpilot.engine.capture.capture import store_for
 from tabpilot.engine.catalog import build_registry
 from tabpilot.engine.core import Engine, EngineConfig
 from tabpilot.engine.errors import TabpilotError, new_log_ref
 from tabpilot.engine.events import DECIDER_TEXT, ActivityEvent
-from tabpilot.engine.policy import ApprovalPolicy
+from tabpilot.engine.page.handoffs import handoff_book
 from tabpilot.engine.ports import ApprovalPort
-from tabpilot.engine.workflows import placeholders
+from tabpilot.engine.safety.policy import ApprovalPolicy
+from tabpilot.engine.workflows.workflows import placeholders
 from tabpilot.paths import Paths
 from tabpilot.resources import extension_origin
 from tabpilot.storage import statefile
@@ -114,7 +115,7 @@ class App:
         self.link.on_event(self.capture.on_link_event)
         self.link.on_event(self.engine.tab_owners.on_browser_event)
         self.link.on_event(self.engine.on_browser_event)  # a tab moved: look it up again for approvals
-        self.link.on_event(self.engine.handoffs.on_link_event)  # Resume in the popup, a hand-off's tab closed
+        self.link.on_event(handoff_book(self.engine).on_link_event)  # Resume in the popup, a hand-off's tab closed
         self.token = ""
         self.bridge: BridgeServer | None = None
         self.mcp: McpEndpoint | None = None

@@ -20,13 +20,14 @@ from typing import TYPE_CHECKING, Any
 from tabpilot.engine.errors import TabpilotError
 from tabpilot.engine.events import ActivityEvent
 from tabpilot.engine.jobs import JobStatus
+from tabpilot.engine.page.handoffs import handoff_book
 from tabpilot.engine.ports import ApprovalPort, WorkflowEntry
 
 if TYPE_CHECKING:
     from tabpilot.app import App
     from tabpilot.bridge.pairing import Pairing, PendingRequest
-    from tabpilot.engine.policy import Rule
-    from tabpilot.engine.workflows import Workflow
+    from tabpilot.engine.safety.policy import Rule
+    from tabpilot.engine.workflows.workflows import Workflow
     from tabpilot.storage.settings import Settings
 
 Unsubscribe = Callable[[], None]
@@ -168,16 +169,16 @@ class AppFacade:
         """Oldest first."""
         return [
             HandoffView(h.correlation_id, h.reason, h.agent, h.tab_id, h.url, h.title)
-            for h in self._app.engine.handoffs.pending()
+            for h in handoff_book(self._app.engine).pending()
         ]
 
     def resume_handoff(self, correlation_id: str) -> bool:
         """The person is done in the tab (the tray's Resume): the agent's command goes on. False if it had ended."""
-        return self._app.engine.handoffs.resume(correlation_id, "tray")
+        return handoff_book(self._app.engine).resume(correlation_id, "tray")
 
     def watch_handoffs(self, changed: Callable[[], None]) -> Unsubscribe:
         """A hand-off began or ended."""
-        return self._app.engine.handoffs.changed.subscribe(changed)
+        return handoff_book(self._app.engine).changed.subscribe(changed)
 
     # -- each agent its own tabs: the person hands a tab to one (as the popup does) ----------------------------
 

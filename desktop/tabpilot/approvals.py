@@ -11,7 +11,7 @@ import unicodedata
 from typing import Literal
 
 from tabpilot.engine.ports import ApprovalDecision, ApprovalRequest, reported_agent
-from tabpilot.engine.redact import redact_params
+from tabpilot.engine.safety.redact import redact_params
 
 log = logging.getLogger("tabpilot.approval")
 

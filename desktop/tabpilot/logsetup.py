@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
-from tabpilot.engine.scrubbing import Scrubber
+from tabpilot.engine.safety.scrubbing import Scrubber
 from tabpilot.paths import Paths
 
 FORMAT = "%(asctime)s %(levelname)-7s %(name)s: %(message)s"

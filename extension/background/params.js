@@ -2,7 +2,7 @@
 // A command's params against its operation's definition (operations.js, generated from the app's):
 // a param the definition lacks is refused, so the two sides cannot drift apart unnoticed. Only the
 // JSON type is checked here; what a value means (a selector that parses, a key name) is the handler's.
-// The app's twin, desktop/tabpilot/engine/operations.py problems(), applies the same rules.
+// The app's twin, desktop/tabpilot/engine/contract/operations.py problems(), applies the same rules.
 import { Codes, TPError } from "./protocol.js";
 
 /** @typedef {import("./operations.js").OperationSpec} OperationSpec */

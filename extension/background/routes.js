@@ -196,7 +196,7 @@ function responseHeaders(route, ev) {
     headers.push({ name: "Content-Type", value: looksJson(route.body ?? "") ? "application/json" : "text/plain; charset=utf-8" });
   }
   // The app approved a mock as network (not JavaScript) only when its body cannot run in the page
-  // (engine/routes.py mock_runs_code): nosniff keeps a <script> from running a text/plain or JSON body.
+  // (engine/browser_state/routes.py mock_runs_code): nosniff keeps a <script> from running a text/plain or JSON body.
   if (!has("x-content-type-options")) headers.push({ name: "X-Content-Type-Options", value: "nosniff" });
   const origin = header(ev, "origin");
   if (origin && !has("access-control-allow-origin") && sameOrigin(ev.request.url, origin) === false) {

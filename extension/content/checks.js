@@ -4,7 +4,7 @@
 // every change of the page until they all pass (content/elements.js's waitFor) or the time is up.
 // page.injection_scan: the page's text where an AI reader meets it — visible and hidden text (with how
 // it is hidden), comments, meta tags, data-* and alt/title/aria attributes, noscript, JSON-LD — as
-// segments for the app to score (engine/injection.py). Redacted elements are never read.
+// segments for the app to score (engine/safety/injection.py). Redacted elements are never read.
 (() => {
   const tp = globalThis.__tabpilot;
   if (!tp?.ops || tp.ops["page.assert"]) return;

@@ -19,7 +19,7 @@
 (() => {
   if (globalThis.__tabpilotRegex) return;
 
-  const MAX_SOURCE = 2048; // as the app's limit of a URL pattern (engine/routes.py MAX_PATTERN)
+  const MAX_SOURCE = 2048; // as the app's limit of a URL pattern (engine/browser_state/routes.py MAX_PATTERN)
   const MAX_PROGRAM = 5000;
   const MAX_DEPTH = 100; // groups inside groups (the parser and the compiler recurse once per level)
   /** Thread steps one test may take: ~50 ms of work; a text this long × a pattern this big is refused. */

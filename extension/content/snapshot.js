@@ -577,7 +577,7 @@
   }
 
   // -- describe: a stable locator for an element an agent acts on ---------------------------------
-  // For generate playwright_test (engine/recorder.py): the element as Playwright's locators would name
+  // For generate playwright_test (engine/workflows/recorder.py): the element as Playwright's locators would name
   // it — role and accessible name, label, placeholder, text, test id — counted against the rest of the
   // document as those locators match (case-insensitive substring, exact when that is what makes it
   // one), so the generated test names exactly this element; CSS when nothing else is unique.

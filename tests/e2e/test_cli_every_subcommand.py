@@ -1,4 +1,4 @@
-"""Every subcommand of the shell CLI (desktop/tabpilot/cli_spec.json) as a real `tabpilot <sub> ...` process
+"""Every subcommand of the shell CLI (desktop/tabpilot/cli/cli_spec.json) as a real `tabpilot <sub> ...` process
 against the running app, its managed Chromium and the fixture site: a table keyed by subcommand says what
 to run and what its output must say, a few tests (one browser session) run the table's rows in an order
 that sets each one up, and a test fails when the spec has a subcommand the table lacks."""
@@ -14,8 +14,9 @@ from typing import Any
 
 import pytest
 
-from tabpilot import shell
 from tabpilot.app import App
+from tabpilot.cli import shell
+from tabpilot.engine.page.handoffs import handoff_book
 from tests.e2e.conftest import E2E
 from tests.e2e.test_cli_subcommands import cli, show
 from tests.support.site import FixtureSite
@@ -419,7 +420,7 @@ async def test_the_dialogs_and_a_handoff(
     await tab.fill("#password", "correct horse battery staple")
     await tab.click("#go")
     await tab.wait_for_url("**/account")
-    assert e2e_app.engine.handoffs.resume(run.values["cid"], by="tray")  # the person's Resume in the tray
+    assert handoff_book(e2e_app.engine).resume(run.values["cid"], by="tray")  # the person's Resume in the tray
 
     async def resumed() -> bool:
         return "status: resumed" in (await cli(e2e_home, "result", run.values["cid"])).stdout

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from tabpilot.app import App
+from tabpilot.engine.page.handoffs import handoff_book
 from tabpilot.resources import extension_id
 from tests.e2e.conftest import E2E
 from tests.gui.xserver import SCREENSHOTS
@@ -90,7 +91,7 @@ async def test_the_person_signs_in_during_a_handoff_and_resume_gives_the_agent_t
     members = await mcp.ok("interact", {"action": "navigate", "url": site.url("/protected")})
     assert members["title"] == "Protected" and await tab.text_content("h1") == "Members only"  # not sent to sign in
     await until(popup.locator("#handoffs").is_hidden, timeout=5, what="the popup to drop the hand-off")
-    assert e2e_app.engine.handoffs.pending() == []
+    assert handoff_book(e2e_app.engine).pending() == []
     await popup.close()
     await context.clear_cookies(name="session")  # signed out again: other tests meet the sign-in page
 
@@ -105,13 +106,13 @@ async def test_closing_the_tab_ends_the_handoff_with_tab_closed(
         t["tab_id"] for t in (await mcp.ok("observe", {"what": "tabs"}))["tabs"] if t["url"] == site.url("/login")
     )
     answer = await mcp.ok("interact", {"action": "handoff", "tab_id": tab_id, "reason": "Solve the CAPTCHA"})
-    await until(lambda: len(e2e_app.engine.handoffs.pending()) == 1, timeout=5, what="the hand-off")
+    await until(lambda: len(handoff_book(e2e_app.engine).pending()) == 1, timeout=5, what="the hand-off")
     await other.close()
     err = await until(
         lambda: _error_of(mcp, answer["correlation_id"]), timeout=10, what="the closed tab to end the hand-off"
     )
     assert err["error"] == "tab_closed"
-    assert e2e_app.engine.handoffs.pending() == []
+    assert handoff_book(e2e_app.engine).pending() == []
 
 
 async def _error_of(mcp: StdioMcp, cid: str) -> dict[str, Any] | None:

@@ -14,7 +14,7 @@ from playwright.async_api import async_playwright
 
 from tabpilot.browser.discover import find_browser
 from tabpilot.browser.managed import QUIET_ARGS
-from tabpilot.engine.capabilities import CAPABILITIES
+from tabpilot.engine.safety.capabilities import CAPABILITIES
 from tabpilot.resources import extension_dir, extension_id
 from tests.conftest import AppFactory
 from tests.support.managed import managed_up

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tabpilot import client
+from tabpilot.cli import client
 from tabpilot.paths import Paths
 from tests.support.mcp_stdio import StdioMcp
 from tests.support.processes import env_for, http_status, tabpilot

@@ -22,8 +22,8 @@ from tests.support.waiting import until
 from tabpilot.app import App
 from tabpilot.engine.catalog import build_registry
 from tabpilot.engine.errors import TabpilotError
-from tabpilot.engine.policy import class_name
 from tabpilot.engine.ports import ApprovalDecision, ApprovalRequest
+from tabpilot.engine.safety.policy import class_name
 from tabpilot.ui.approval_dialog import ApprovalDialogs, headline
 
 CLICKED = {"clicked": True, "changed": "no visible change"}

@@ -39,7 +39,7 @@ from tabpilot.browser.discover import find_browser
 from tabpilot.browser.managed import QUIET_ARGS
 from tabpilot.engine.errors import TabpilotError
 from tabpilot.engine.ports import ApprovalRequest
-from tabpilot.engine.workflows import parse_workflow
+from tabpilot.engine.workflows.workflows import parse_workflow
 from tabpilot.resources import extension_dir, extension_id
 from tabpilot.ui.approval_dialog import ApprovalDialogs
 from tabpilot.ui.pairing import PairingWatcher, open_paired_browsers, watch_pairing_requests

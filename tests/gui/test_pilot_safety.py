@@ -18,9 +18,9 @@ from tests.gui.conftest import ExtensionFactory, TrayFactory
 from tests.support.fake_extension import FakeExtension
 
 from tabpilot.app import App
-from tabpilot.engine.commands import DISCRIMINATOR, TOOLS, Command
+from tabpilot.engine.contract.commands import DISCRIMINATOR, TOOLS, Command
+from tabpilot.engine.contract.params import Param
 from tabpilot.engine.errors import TabpilotError
-from tabpilot.engine.params import Param
 from tabpilot.ui.tray import TrayController
 from tabpilot.vault import keyring_store
 

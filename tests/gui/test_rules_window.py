@@ -14,8 +14,8 @@ from tests.conftest import AppFactory
 from tests.gui.approvals import ShiftedClock, close_our_windows
 from tests.support.waiting import until
 
-from tabpilot.engine.policy import class_name
 from tabpilot.engine.ports import ApprovalDecision, ApprovalRequest
+from tabpilot.engine.safety.policy import class_name
 from tabpilot.ui.rules_window import RulesWindow, open_rules_window, show_rules_window
 
 

@@ -12,8 +12,8 @@ from tests.gui.conftest import ExtensionFactory, TrayFactory, click_menu_item, f
 from tests.gui.ui_support import ORIGIN, JobsSite, Notifications, jobs_workflow, menu_item, save_workflow, ui_settled
 from tests.support.waiting import until
 
-from tabpilot.engine.capabilities import CAPABILITIES, defaults
 from tabpilot.engine.errors import TabpilotError
+from tabpilot.engine.safety.capabilities import CAPABILITIES, defaults
 from tabpilot.ui.activity_window import ActivityWindow
 from tabpilot.ui.pairing import PairedBrowsersWindow, PairingRequestWindow
 from tabpilot.ui.rules_window import RulesWindow

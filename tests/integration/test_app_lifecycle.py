@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tabpilot import cli
+from tabpilot.cli import entry as cli
 from tests.conftest import AppFactory
 from tests.support.fake_extension import paired_with
 from tests.support.waiting import until

@@ -18,7 +18,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
 from tabpilot.app import App
-from tabpilot.engine import limits
+from tabpilot.engine.contract import limits
 from tabpilot.engine.errors import MAX_MESSAGE_CHARS
 from tabpilot.resources import extension_origin
 from tests.conftest import AppFactory

@@ -15,7 +15,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from tabpilot import client
+from tabpilot.cli import client
 from tabpilot.paths import Paths
 from tests.support.processes import Serve, tabpilot
 from tests.support.waiting import until

@@ -13,10 +13,10 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from tabpilot.engine.commands import DISCRIMINATOR, SUB_DISCRIMINATOR, AnyCommand, Registry
+from tabpilot.engine.contract.commands import DISCRIMINATOR, SUB_DISCRIMINATOR, AnyCommand, Registry
+from tabpilot.engine.contract.params import Param
+from tabpilot.engine.contract.steps import step_kinds
 from tabpilot.engine.errors import ERROR_CODES, MAX_MESSAGE_CHARS
-from tabpilot.engine.params import Param
-from tabpilot.engine.steps import step_kinds
 
 HUGE_SIZES = (300, 70_000, 1_200_000)
 """Up to 1.2 M characters: a message of two such strings passes the 8 MB limit but not the 16 MB one."""

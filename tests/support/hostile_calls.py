@@ -20,10 +20,10 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from tabpilot.engine.checks import CHECK_TYPES, COUNT_OPS, MATCHERS
-from tabpilot.engine.commands import DISCRIMINATOR, SUB_DISCRIMINATOR, AnyCommand, Registry
-from tabpilot.engine.params import Param
-from tabpilot.engine.steps import step_kinds
+from tabpilot.engine.contract.commands import DISCRIMINATOR, SUB_DISCRIMINATOR, AnyCommand, Registry
+from tabpilot.engine.contract.params import Param
+from tabpilot.engine.contract.steps import step_kinds
+from tabpilot.engine.page.checks import CHECK_TYPES, COUNT_OPS, MATCHERS
 
 REGEX = r"^([\s\S]*e){14}QQQ$"
 """Catastrophic backtracking in a backtracking engine: exponential in the length of the text it meets."""

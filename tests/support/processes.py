@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from tabpilot import client
+from tabpilot.cli import client
 from tabpilot.paths import Paths
 from tests.support.waiting import until
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tabpilot import client
+from tabpilot.cli import client
 
 
 def test_a_large_autostart_log_is_moved_aside_and_one_old_copy_kept(tmp_path: Path) -> None:

@@ -1,5 +1,5 @@
 """docs/bridge-protocol.md is written by hand (what each operation does, which the definitions cannot say),
-so these tests keep it beside engine/operations.py: every operation has its entry there, every entry is
+so these tests keep it beside engine/contract/operations.py: every operation has its entry there, every entry is
 an operation, and an entry names the operation's parameters."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from tabpilot.engine.operations import OPERATIONS, Operation
+from tabpilot.engine.contract.operations import OPERATIONS, Operation
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "bridge-protocol.md"
 GENERAL = {"tab_id", "frame"}

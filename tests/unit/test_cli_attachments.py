@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tabpilot.shell import save_attachments
+from tabpilot.cli.shell import save_attachments
 
 PNG = {"mime_type": "image/png", "data": base64.b64encode(b"\x89PNG one").decode()}
 JPEG = {"mime_type": "image/jpeg", "data": base64.b64encode(b"\xff\xd8 two").decode()}

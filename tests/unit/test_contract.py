@@ -17,18 +17,18 @@ import pytest
 
 from tabpilot import contract
 from tabpilot.agent.tools import MAX_TOOLS_BYTES, build_tools, size_of
-from tabpilot.engine.args import Args, arg
-from tabpilot.engine.capabilities import CAPABILITIES
 from tabpilot.engine.catalog import build_registry
-from tabpilot.engine.codegen import BLOCK_KINDS, EMITTERS
-from tabpilot.engine.commands import Command, Registry
-from tabpilot.engine.help import example_arguments
-from tabpilot.engine.operations import BY_NAME, OPERATIONS, problems
-from tabpilot.engine.pilot import PilotState
-from tabpilot.engine.policy import action_class, class_name
-from tabpilot.engine.results import problems as problems_of_result
-from tabpilot.engine.runner import STEP_RUNNERS
-from tabpilot.engine.steps import page_changing_kinds, step_kinds
+from tabpilot.engine.contract.args import Args, arg
+from tabpilot.engine.contract.commands import Command, Registry
+from tabpilot.engine.contract.help import example_arguments
+from tabpilot.engine.contract.operations import BY_NAME, OPERATIONS, problems
+from tabpilot.engine.contract.results import problems as problems_of_result
+from tabpilot.engine.contract.steps import page_changing_kinds, step_kinds
+from tabpilot.engine.safety.capabilities import CAPABILITIES
+from tabpilot.engine.safety.pilot import PilotState
+from tabpilot.engine.safety.policy import action_class, class_name
+from tabpilot.engine.workflows.codegen import BLOCK_KINDS, EMITTERS
+from tabpilot.engine.workflows.runner import STEP_RUNNERS
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -59,7 +59,7 @@ def test_every_operation_a_command_names_exists_and_every_operation_is_used() ->
     registry = build_registry()
     named = {op for command in registry.all() for op in command.ops}
     assert named <= set(BY_NAME), named - set(BY_NAME)
-    # tab.crop is the approval prompt's (app.py), dom.describe the session recorder's (engine/recorder.py),
+    # tab.crop is the approval prompt's (app.py), dom.describe the session recorder's (engine/workflows/recorder.py),
     # the rest are commands' or the runner's.
     assert set(BY_NAME) - named <= {"tab.crop", "dom.count", "dom.describe"}
 

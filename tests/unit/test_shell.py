@@ -18,11 +18,12 @@ from typing import Any
 
 import pytest
 
-from tabpilot import contract, shell
+from tabpilot import contract
+from tabpilot.cli import shell
 from tabpilot.engine.catalog import build_registry
-from tabpilot.engine.commands import AnyCommand, Cli, Registry
-from tabpilot.engine.help import example_arguments
-from tabpilot.engine.interact import SELECTOR_DOC
+from tabpilot.engine.contract.commands import AnyCommand, Cli, Registry
+from tabpilot.engine.contract.help import example_arguments
+from tabpilot.engine.page.interact import SELECTOR_DOC
 
 ROOT = Path(__file__).resolve().parents[2]
 WITH_CLI = [c for c in build_registry().all() if c.cli is not None]
@@ -145,7 +146,7 @@ HEAVY = ("PySide6", "mcp", "playwright", "aiohttp", "keyring", "qasync")
 FAST_PATH_KEEPS_OUT = (
     *HEAVY,
     "tabpilot.engine",
-    "tabpilot.client",
+    "tabpilot.cli.client",
     "tabpilot.paths",
     "tabpilot.storage",
     "platformdirs",
@@ -160,7 +161,7 @@ FAST_PATH_KEEPS_OUT = (
     "subprocess",
 )
 """What a `tabpilot js 1+1` against a running app must not import (bench/bench_cli.py: each of these
-costs milliseconds of a 30 ms budget; home.py, local_call.py and quickjson.py say what replaces them)."""
+costs milliseconds of a 30 ms budget; home.py, cli/local_call.py and quickjson.py say what replaces them)."""
 
 LIGHT = (
     "import sys\n"
@@ -283,7 +284,7 @@ def test_an_errors_hint_names_the_cli_command_to_a_shell_user(capsys: pytest.Cap
 
 
 def test_an_unknown_first_word_names_the_browser_commands_too(capsys: pytest.CaptureFixture[str]) -> None:
-    from tabpilot import cli
+    from tabpilot.cli import entry as cli
 
     with pytest.raises(SystemExit) as exited:
         cli.main(["sanpshot"])

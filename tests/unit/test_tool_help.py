@@ -11,10 +11,10 @@ from dataclasses import dataclass
 
 import pytest
 
-from tabpilot import tool_help
-from tabpilot.engine.args import Args, arg
+from tabpilot.cli import tool_help
 from tabpilot.engine.catalog import build_registry
-from tabpilot.engine.commands import DISCRIMINATOR, AnyCommand, Command, Registry
+from tabpilot.engine.contract.args import Args, arg
+from tabpilot.engine.contract.commands import DISCRIMINATOR, AnyCommand, Command, Registry
 
 
 @pytest.mark.parametrize("command", build_registry().all(), ids=lambda c: c.name)

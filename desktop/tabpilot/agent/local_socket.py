@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from tabpilot import quickjson
-from tabpilot.engine import limits
+from tabpilot.engine.contract import limits
 
 log = logging.getLogger("tabpilot.mcp")
 

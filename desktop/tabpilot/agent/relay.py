@@ -15,8 +15,8 @@ from typing import BinaryIO
 
 import aiohttp
 
-from tabpilot import client
 from tabpilot.agent.local_relay import DRAIN_LIMIT_S, message_ids
+from tabpilot.cli import client
 from tabpilot.paths import Paths
 
 MAX_MESSAGE = 64 * 1024 * 1024

@@ -7,7 +7,7 @@ from typing import Any
 
 import mcp_types as types
 
-from tabpilot.engine.generate import ATTACHMENTS
+from tabpilot.engine.artifacts.generate import ATTACHMENTS
 
 
 def _text(obj: dict[str, Any]) -> types.TextContent:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tabpilot.agent import results
-from tabpilot.engine import limits
+from tabpilot.engine.contract import limits
 
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600

@@ -24,7 +24,7 @@ from tabpilot.agent.asgi import AsgiMount
 from tabpilot.agent.screen import screen
 from tabpilot.agent.socket_transport import FrameLines, FrameWriter, StreamLines, StreamWriter
 from tabpilot.agent.tools import build_tools
-from tabpilot.engine import limits
+from tabpilot.engine.contract import limits
 from tabpilot.engine.core import Engine
 from tabpilot.engine.errors import TabpilotError, new_log_ref
 

@@ -7,8 +7,8 @@ from typing import Any
 
 import mcp_types as types
 
-from tabpilot.engine.commands import DISCRIMINATOR, SUB_DISCRIMINATOR, TOOLS, AnyCommand, Registry
-from tabpilot.engine.params import Param
+from tabpilot.engine.contract.commands import DISCRIMINATOR, SUB_DISCRIMINATOR, TOOLS, AnyCommand, Registry
+from tabpilot.engine.contract.params import Param
 
 TOOL_PURPOSE = {
     "observe": "Read the user's browser; never changes a page; works with AI Web Pilot off.",

@@ -13,12 +13,12 @@ from __future__ import annotations
 import json
 from typing import Any, Literal, NotRequired, TypedDict
 
-from tabpilot.engine.operations import OPERATIONS
+from tabpilot.engine.contract.operations import OPERATIONS
 
 PROTOCOL_VERSION = 2
 AUTH_KINDS = ("managed", "paired", "pairing", "none")
 
-# The operations the extension's allow-list accepts: the one table in engine/operations.py (the
+# The operations the extension's allow-list accepts: the one table in engine/contract/operations.py (the
 # extension's operations.js is generated from it); docs/bridge-protocol.md describes each one.
 OPS: tuple[str, ...] = tuple(op.name for op in OPERATIONS)
 

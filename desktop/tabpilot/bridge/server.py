@@ -18,7 +18,7 @@ from aiohttp import WSMsgType, web
 from tabpilot.bridge import auth, connections, pairing
 from tabpilot.bridge.link import ExtensionLink
 from tabpilot.bridge.protocol import PROTOCOL_VERSION, Hello, ProtocolError, Refused, parse_incoming
-from tabpilot.engine import limits
+from tabpilot.engine.contract import limits
 
 log = logging.getLogger("tabpilot.bridge")
 

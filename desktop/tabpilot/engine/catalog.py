@@ -1,33 +1,28 @@
-"""All commands Tabpilot offers, gathered into one registry."""
+"""All commands Tabpilot offers, gathered into one registry: the one module that knows every feature.
+
+The composition root (app.py) and the generators import it and hand the registry to the Engine, so the core
+stands below the features; the recorder's hook on every command run is set here too (Registry.run_hook)."""
 
 from __future__ import annotations
 
-from tabpilot.engine import (
-    a11y,
+from tabpilot.engine.artifacts import generate, printing, screenshots, visual_diff
+from tabpilot.engine.browser_state import emulation, routes, state_snapshots
+from tabpilot.engine.capture import a11y, har, performance, telemetry
+from tabpilot.engine.contract.commands import Registry
+from tabpilot.engine.page import (
     checks,
     configure,
     dialogs,
-    emulation,
-    generate,
     handoffs,
-    har,
     interact,
     observe,
     page_actions,
-    performance,
-    printing,
     reading,
-    routes,
-    scrape,
-    screenshots,
     snapshot,
-    state_snapshots,
     tab_commands,
-    telemetry,
-    visual_diff,
-    workflow_commands,
 )
-from tabpilot.engine.commands import Registry
+from tabpilot.engine.workflows import scrape, workflow_commands
+from tabpilot.engine.workflows.recorder import recorder_of
 
 
 def build_registry() -> Registry:
@@ -58,4 +53,5 @@ def build_registry() -> Registry:
         performance,
     ):
         registry.extend(module.COMMANDS)
+    registry.run_hook = lambda engine: recorder_of(engine).run
     return registry

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from tabpilot.engine.errors import TabpilotError
 from tabpilot.engine.jobs import Job
 from tabpilot.engine.ports import BrowserPort
-from tabpilot.engine.tab_owners import PERSON_SESSION, Session
+from tabpilot.engine.safety.tab_owners import PERSON_SESSION, Session
 
 if TYPE_CHECKING:
     from tabpilot.engine.core import Engine

@@ -11,16 +11,12 @@ from pathlib import Path
 from typing import Any
 
 from tabpilot import trace
-from tabpilot.engine import scrubbing
-from tabpilot.engine.commands import AnyCommand as Command
-from tabpilot.engine.commands import ApprovalScope, Registry
 from tabpilot.engine.context import CommandContext
+from tabpilot.engine.contract.commands import AnyCommand as Command
+from tabpilot.engine.contract.commands import ApprovalScope, Registry
 from tabpilot.engine.errors import TabpilotError, new_log_ref
 from tabpilot.engine.events import ActivityEvent, ActivityStream, Decider, Outcome
-from tabpilot.engine.handoffs import HandoffBook
 from tabpilot.engine.jobs import Job, JobTable, ProgressCallback
-from tabpilot.engine.pilot import PilotState
-from tabpilot.engine.policy import action_class, as_decision
 from tabpilot.engine.ports import (
     ApprovalPort,
     ApprovalRequest,
@@ -33,10 +29,12 @@ from tabpilot.engine.ports import (
     SystemClock,
     WorkflowStore,
 )
-from tabpilot.engine.recorder import Recorder
-from tabpilot.engine.redact import redact_params, typed_param_names, without_file_contents
-from tabpilot.engine.tab_owners import PERSON, Session, TabOwners
-from tabpilot.engine.workflows import origin_of
+from tabpilot.engine.safety import scrubbing
+from tabpilot.engine.safety.pilot import PilotState
+from tabpilot.engine.safety.policy import action_class, as_decision
+from tabpilot.engine.safety.redact import redact_params, typed_param_names, without_file_contents
+from tabpilot.engine.safety.sites import origin_of
+from tabpilot.engine.safety.tab_owners import PERSON, Session, TabOwners
 
 log = logging.getLogger("tabpilot.engine")
 
@@ -65,10 +63,10 @@ class EngineConfig:
     downloads_dir: Path | None = None
     """Where `interact download` saves (None: downloads are not supported)."""
     artifacts_dir: Path | None = None
-    """Where `generate` writes its files (engine/artifacts.py; None: only inline answers)."""
+    """Where `generate` writes its files (engine/artifacts/artifacts.py; None: only inline answers)."""
     describe_elements: bool = False
     """Ask the page, alongside each agent's page action, how Playwright's locators name its element
-    (engine/recorder.py: generate playwright_test). The app does; a bare engine records CSS selectors."""
+    (engine/workflows/recorder.py: generate playwright_test). The app does; a bare engine records CSS selectors."""
 
 
 PILOT_OFF_MESSAGE = (
@@ -108,8 +106,6 @@ class Engine:
         self.known_secrets: dict[str, str] = {}
         """Secret values this engine resolved for a command: scrubbed from everything read back later
         (captured logs, requests, WebSocket messages)."""
-        self.handoffs = HandoffBook(self.clock)
-        """Commands waiting for the person in a tab (interact handoff) until Resume."""
         self.workflow_authors: dict[str, str] = {}
         """Which agent session saved which workflow (import, record) while the app runs: overwriting a
         workflow another session (or the person, or a file) made is shown to the person first."""
@@ -126,8 +122,6 @@ class Engine:
         showed, as an approval last looked them up: kept until the browser says a tab moved (an address, the
         tab in front, a window's focus, a tab opened or closed) or a command that may move one ends, so that
         back-to-back actions on one page do not each ask the browser again (a round trip per call)."""
-        self.recorder = Recorder()
-        """What each agent session did to its pages (generate playwright_test)."""
         self._tasks: set[asyncio.Task[None]] = set()
 
     # -- the one entry point for agents (MCP, CLI) ---------------------------------------------------
@@ -289,7 +283,8 @@ class Engine:
             job.set_status("running")
             trace.mark("handler_start")
             context = CommandContext(self, job, agent, session=caller, pinned=pinned)
-            result = await self.recorder.run(command, context, params)
+            hook = self.registry.run_hook
+            result = await (hook(self)(command, context, params) if hook else command.run(context, params))
             trace.mark("handler_done")
             job.finish(result)
             if not started.site:
@@ -374,7 +369,7 @@ class Engine:
         return None, None
 
     async def _pick_tab(self, params: dict[str, Any], caller: Session, *, acting: bool) -> None:
-        """The tab a call goes to, by the ownership rule (engine/tab_owners.py); set in `params` when the
+        """The tab a call goes to, by the ownership rule (engine/safety/tab_owners.py); set in `params` when the
         caller's own tab is the one (or when it had to be looked up, so that it cannot change meanwhile)."""
         if caller.person:
             return

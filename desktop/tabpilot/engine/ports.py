@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 if TYPE_CHECKING:
-    from tabpilot.engine.workflows import Workflow
+    from tabpilot.engine.workflows.workflows import Workflow
 
 
 class BrowserPort(Protocol):

@@ -18,10 +18,10 @@ from typing import Any
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
 
-from tabpilot.engine import limits
+from tabpilot.engine.contract import limits
 from tabpilot.engine.errors import TabpilotError
 from tabpilot.engine.ports import WorkflowEntry
-from tabpilot.engine.workflows import MAX_FILE_BYTES, Workflow, parse_workflow
+from tabpilot.engine.workflows.workflows import MAX_FILE_BYTES, Workflow, parse_workflow
 from tabpilot.observers import Observers
 from tabpilot.safe_files import FileTooLarge, NotRegularFile, read_regular_text
 from tabpilot.storage.atomic import remove_stale_temp_files, write_atomic

@@ -46,7 +46,7 @@ from PySide6.QtWidgets import (
 )
 
 from tabpilot.engine.events import DECIDER_TEXT, ActivityEvent
-from tabpilot.engine.workflows import scrub
+from tabpilot.engine.workflows.workflows import scrub
 from tabpilot.ui.dialogs import spawn
 from tabpilot.ui.icons import app_icon
 from tabpilot.ui.plain import tooltip

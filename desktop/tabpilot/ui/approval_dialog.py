@@ -53,8 +53,8 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
 )
 
-from tabpilot.engine.policy import CLASS_WORDS, SITE_RULE_CLASSES, class_name
 from tabpilot.engine.ports import ApprovalDecision, ApprovalRequest, reported_agent
+from tabpilot.engine.safety.policy import CLASS_WORDS, SITE_RULE_CLASSES, class_name
 from tabpilot.observers import Observers
 from tabpilot.ui.icons import app_icon
 from tabpilot.ui.plain import breakable, make_plain, one_line, plain_label, rich_label, tooltip, visible
@@ -535,7 +535,7 @@ class ApprovalDialog(QDialog):
             button.setEnabled(site_ok or button is not self.allow_site_button)
 
     def site_rule_possible(self) -> bool:
-        """One site, and a class of action that site rules are made for (engine/policy.py)."""
+        """One site, and a class of action that site rules are made for (engine/safety/policy.py)."""
         origin = self.request.origin
         return bool(origin) and " " not in str(origin) and self.request.action_class in SITE_RULE_CLASSES
 

@@ -1,5 +1,5 @@
 """The tray's "Hand a tab to an agent" submenu: the person gives one of the browser's tabs to an agent, as the
-extension's popup does (engine/tab_owners.py has the rule; issue 10, item 7).
+extension's popup does (engine/safety/tab_owners.py has the rule; issue 10, item 7).
 
     Hand a tab to an agent ▸
         agent says it is "claude-code 1.0" (mcp-1) ▸     (one submenu per agent session connected now)

@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING
 import shiboken6
 from PySide6.QtCore import QTimer
 
-from tabpilot.engine.policy import Rule, class_name
 from tabpilot.engine.ports import reported_agent
+from tabpilot.engine.safety.policy import Rule, class_name
 from tabpilot.ui.revocable import Revocable, RevocableList, open_one_per_app
 
 if TYPE_CHECKING:

@@ -26,9 +26,9 @@ from PySide6.QtCore import QObject, QTimer
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMenu, QSystemTrayIcon, QWidget
 
-from tabpilot.engine.capabilities import CAPABILITIES
 from tabpilot.engine.errors import TabpilotError
 from tabpilot.engine.events import ActivityEvent
+from tabpilot.engine.safety.capabilities import CAPABILITIES
 from tabpilot.ui.approval_dialog import ApprovalDialogs
 from tabpilot.ui.capture_menu import CaptureMenu
 from tabpilot.ui.dialogs import close_on_escape, steps_from_one

@@ -14,11 +14,12 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from tabpilot.engine.contract.placeholders import PLACEHOLDER
+from tabpilot.engine.contract.steps import page_changing_kinds
 from tabpilot.engine.errors import TabpilotError
 from tabpilot.engine.ports import ApprovalRequest
-from tabpilot.engine.scrape import next_page_click
-from tabpilot.engine.steps import page_changing_kinds
-from tabpilot.engine.workflows import PLACEHOLDER, apply_overrides, check_params
+from tabpilot.engine.workflows.scrape import next_page_click
+from tabpilot.engine.workflows.workflows import apply_overrides, check_params
 
 IGNORED_FIELDS = frozenset({"type", "description", "timeout_ms"})
 """Fields that change nothing a person needs to judge (how long to wait, a note)."""

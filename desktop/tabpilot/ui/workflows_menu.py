@@ -34,7 +34,7 @@ from PySide6.QtWidgets import (
 
 from tabpilot.engine.errors import TabpilotError
 from tabpilot.engine.ports import WorkflowEntry
-from tabpilot.engine.workflows import Workflow, parse_workflow, placeholders, refuse_literal_secrets
+from tabpilot.engine.workflows.workflows import Workflow, parse_workflow, placeholders, refuse_literal_secrets
 from tabpilot.safe_files import read_regular_text
 from tabpilot.storage.workflow_store import MAX_FILE_BYTES
 from tabpilot.ui.dialogs import (

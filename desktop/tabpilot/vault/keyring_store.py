@@ -19,7 +19,7 @@ import keyring
 import keyring.errors
 
 from tabpilot.bridge.pairing import Pairing, pairings_from_json, pairings_to_json
-from tabpilot.engine.policy import Rule
+from tabpilot.engine.safety.policy import Rule
 
 
 def _backend_errors() -> tuple[type[Exception], ...]:

@@ -8,8 +8,8 @@ import json
 import mcp_types as types
 
 from tabpilot.agent.results import failure, success
+from tabpilot.engine.artifacts.generate import ATTACHMENTS
 from tabpilot.engine.errors import TabpilotError
-from tabpilot.engine.generate import ATTACHMENTS
 
 
 def first_text(result: types.CallToolResult) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from tabpilot.agent.screen import INVALID_PARAMS, INVALID_REQUEST, PARSE_ERROR, screen
-from tabpilot.engine import limits
+from tabpilot.engine.contract import limits
 
 CALL = '{"jsonrpc":"2.0","id":%s,"method":"tools/call","params":{"name":"observe","arguments":%s}}'
 

@@ -11,7 +11,7 @@ from jsonschema import Draft202012Validator
 
 from tabpilot.agent.tools import build_tools
 from tabpilot.engine.catalog import build_registry
-from tabpilot.engine.commands import DISCRIMINATOR, Registry
+from tabpilot.engine.contract.commands import DISCRIMINATOR, Registry
 
 MAX_TOOLS_JSON = 8 * 1024
 

@@ -10,13 +10,13 @@ from typing import Any
 import pytest
 import pytest_asyncio
 
-from tabpilot.engine.args import NoArgs
 from tabpilot.engine.catalog import build_registry
-from tabpilot.engine.commands import AnyCommand, Command, Registry
 from tabpilot.engine.context import CommandContext
+from tabpilot.engine.contract.args import NoArgs
+from tabpilot.engine.contract.commands import AnyCommand, Command, Registry
+from tabpilot.engine.contract.params import Param
 from tabpilot.engine.core import Engine
-from tabpilot.engine.params import Param
-from tabpilot.engine.pilot import PilotState
+from tabpilot.engine.safety.pilot import PilotState
 from tests.unit.fakes import FakeApprovals, FakeBrowser
 
 

@@ -6,9 +6,9 @@ import base64
 
 import pytest
 
+from tabpilot.engine.artifacts.generate import ATTACHMENTS
 from tabpilot.engine.core import Engine
 from tabpilot.engine.errors import TabpilotError
-from tabpilot.engine.generate import ATTACHMENTS
 from tests.unit.fakes import FakeBrowser
 
 

@@ -15,8 +15,8 @@ from hypothesis import HealthCheck, Phase, given, settings
 from tabpilot.engine.catalog import build_registry
 from tabpilot.engine.core import Engine, EngineConfig
 from tabpilot.engine.errors import TabpilotError
-from tabpilot.engine.pilot import PilotState
 from tabpilot.engine.ports import ApprovalAnswer, ApprovalRequest
+from tabpilot.engine.safety.pilot import PilotState
 from tests.support import fuzz
 from tests.unit.fakes import DictSecrets, FakeBrowser, MemoryWorkflowStore
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from tabpilot.engine.errors import TabpilotError
-from tabpilot.engine.workflows import parse_workflow
+from tabpilot.engine.workflows.workflows import parse_workflow
 from tabpilot.storage import statefile, workflow_store
 from tabpilot.storage.atomic import remove_stale_temp_files
 from tabpilot.storage.settings import Settings

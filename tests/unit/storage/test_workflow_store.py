@@ -12,7 +12,7 @@ from typing import Any, TypeVar
 
 import pytest
 
-from tabpilot.engine.workflows import parse_workflow
+from tabpilot.engine.workflows.workflows import parse_workflow
 from tabpilot.storage.workflow_store import DiskWorkflowStore
 from tests.support.waiting import until_sync
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tabpilot import cli
+from tabpilot.cli import entry as cli
 from tabpilot.paths import Paths
 from tabpilot.vault.secrets import FileSecrets
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tabpilot import client
+from tabpilot.cli import client
 from tabpilot.paths import Paths
 from tabpilot.storage import statefile
 from tabpilot.storage.lock import InstanceLock
