@@ -200,10 +200,25 @@ export async function drag(tab, params, frameMs) {
 // -- back, forward, reload -------------------------------------------------------------------------
 
 const HISTORY = {
-  back: { run: (id) => ext.tabs.goBack(id), word: "back to" },
-  forward: { run: (id) => ext.tabs.goForward(id), word: "forward to" },
+  back: { run: (id) => toEntry(id, -1, "earlier"), word: "back to" },
+  forward: { run: (id) => toEntry(id, 1, "later"), word: "forward to" },
   reload: { run: (id) => ext.tabs.reload(id), word: "reloaded" },
 };
+
+/**
+ * The entry `step` away in the tab's own history, as Playwright's goBack does. Not chrome.tabs.goBack: it
+ * skips entries no user gesture made, and a tab the extension opened and navigated has only such entries
+ * ("Cannot find a next page in history" after two navigations in a new tab; forward skipped one).
+ * @param {number} tabId @param {number} step @param {string} which
+ */
+async function toEntry(tabId, step, which) {
+  const { currentIndex, entries } = /** @type {{currentIndex: number, entries: {id: number}[]}} */ (
+    await cdp.send(tabId, "Page.getNavigationHistory")
+  );
+  const entry = entries[currentIndex + step];
+  if (!entry) throw new Error(`this tab has no ${which} page in its history`);
+  await cdp.send(tabId, "Page.navigateToHistoryEntry", { entryId: entry.id });
+}
 
 /** @param {import("./operations.js").TabHistoryParams} params */
 export async function history(tab, params, frameMs) {

@@ -326,3 +326,21 @@ async def test_a_new_tab_still_waiting_for_its_first_page_is_read_once_that_page
 async def _titled(agent: StdioMcp, title: str) -> dict[str, Any] | None:
     page = await agent.ok("observe", {"what": "page"})
     return page if page["title"] == title else None
+
+
+async def test_back_and_forward_in_a_tab_the_agent_opened(e2e_app: App, site: FixtureSite, pilot_on: None) -> None:
+    """Chrome's goBack skips entries no user gesture made: after two navigations in a new tab, `back` answered
+    "Cannot find a next page in history" (found by a black-box review)."""
+    engine = e2e_app.engine
+    opened = await engine.call("interact", {"action": "new_tab", "url": site.url("/index.html")}, session="S")
+    try:
+        for path in ("/second.html", "/frames.html"):
+            await engine.call("interact", {"action": "navigate", "url": site.url(path)}, session="S")
+        back = await engine.call("interact", {"action": "back"}, session="S")
+        assert back["url"] == site.url("/second.html")
+        back = await engine.call("interact", {"action": "back"}, session="S")
+        assert back["url"] == site.url("/index.html")
+        forward = await engine.call("interact", {"action": "forward"}, session="S")
+        assert forward["url"] == site.url("/second.html")
+    finally:
+        await engine.call("interact", {"action": "close_tab", "tab_id": opened["tab_id"]}, session="S")
