@@ -1,4 +1,4 @@
-"""The guards: the pilot switch and its capabilities, the approval policy, tab ownership, redaction and
+"""The guards: the pilot switch and its capabilities, the approval policy, tab ownership, the tabs runs hold, redaction and
 scrubbing of what is kept, prompt-injection scoring, the regex guard and the folders files may cross.
 
 Below the core (which gates, approves and picks tabs with them) and the features (which use them); may
