@@ -35,6 +35,7 @@ from tabpilot.paths import Paths
 from tabpilot.resources import extension_origin
 from tabpilot.storage import statefile
 from tabpilot.storage.lock import InstanceLock
+from tabpilot.storage.run_records import DiskRunRecords
 from tabpilot.storage.settings import Settings
 from tabpilot.storage.state_store import EncryptedStates
 from tabpilot.storage.workflow_store import DiskWorkflowStore
@@ -106,6 +107,7 @@ class App:
             ),
             secrets=self.secrets,
             workflows=self.workflows,
+            run_records=DiskRunRecords(paths.runs_dir),
             states=EncryptedStates(paths.states_dir, self.vault.state_key),
         )
         pilot = self.engine.pilot

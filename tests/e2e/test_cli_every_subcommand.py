@@ -31,7 +31,7 @@ class Case:
 
     Words and expectations may hold placeholders the test fills in: <site> (the fixture site's origin),
     <tab> (the test's tab id), <tmp> (a folder of the test's), <run> (a word new to each test, for names
-    of files, workflows and states), and what earlier rows printed (<cid>, <wf>, <new_tab>)."""
+    of files, workflows and states), and what earlier rows printed (<cid>, <wf>, <replay_run>, <new_tab>)."""
 
     group: str
     words: tuple[str, ...]
@@ -163,6 +163,8 @@ CASES: dict[str, Case] = {
     ),
     "workflows": Case(WORKFLOWS, (), ("workflow_id: <wf>", "name: cli-<run>", "steps: 2")),
     "scrape-replay": Case(WORKFLOWS, ("--workflow-id", "<wf>"), ("replayed_from:", "name: Bob Smith")),
+    "runs": Case(WORKFLOWS, ("--workflow-id", "<wf>"), ("run_id: <replay_run>", "status: complete", "trigger: agent")),
+    "stop-run": Case(WORKFLOWS, ("--run-id", "<replay_run>"), ("run_id: <replay_run>", "status: complete")),
     "export-workflow": Case(WORKFLOWS, ("--workflow-id", "<wf>"), ("workflow_id: <wf>", "selector: tbody tr")),
     "import-workflow": Case(WORKFLOWS, ("--workflow", IMPORTED), ("workflow_id: wf-cli-imported", "imported: true")),
     "delete-workflow": Case(WORKFLOWS, ("--workflow-id", "wf-cli-imported"), ("deleted: true",)),
@@ -344,8 +346,10 @@ async def test_the_scrapes_and_workflows(
     await show(e2e_app, tab, site, "/extract.html")
     await run.run("scrape-extract")
     run.values["wf"] = field_of(await run.run("scrape-workflow"), "workflow_id")
-    for name in ("workflows", "scrape-replay", "export-workflow", "import-workflow", "delete-workflow"):
-        await run.run(name)
+    await run.run("workflows")
+    run.values["replay_run"] = field_of(await run.run("scrape-replay"), "run_id")
+    for name in ("runs", "stop-run", "export-workflow", "import-workflow", "delete-workflow"):
+        await run.run(name)  # stop-run of a run that has ended: it answers with how the run ended
     assert "wf-cli-imported" not in (await cli(e2e_home, "workflows")).stdout
     await run.run("playwright-script")
     written = Path(field_of(await run.run("playwright-test"), "path"))

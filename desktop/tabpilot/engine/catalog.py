@@ -21,7 +21,7 @@ from tabpilot.engine.page import (
     snapshot,
     tab_commands,
 )
-from tabpilot.engine.workflows import scrape, workflow_commands
+from tabpilot.engine.workflows import runs, scrape, workflow_commands
 from tabpilot.engine.workflows.recorder import recorder_of
 
 
@@ -38,6 +38,7 @@ def build_registry() -> Registry:
         scrape,
         snapshot,
         workflow_commands,
+        runs,
         configure,
         state_snapshots,
         screenshots,

@@ -23,7 +23,9 @@ from tabpilot.engine.ports import (
     BrowserPort,
     Clock,
     DecidedBy,
+    MemoryRunRecords,
     NoSecrets,
+    RunRecordStore,
     SecretStore,
     StateStore,
     SystemClock,
@@ -34,6 +36,7 @@ from tabpilot.engine.safety.pilot import PilotState
 from tabpilot.engine.safety.policy import action_class, as_decision
 from tabpilot.engine.safety.redact import redact_params, typed_param_names, without_file_contents
 from tabpilot.engine.safety.sites import origin_of
+from tabpilot.engine.safety.tab_locks import TabLocks
 from tabpilot.engine.safety.tab_owners import PERSON, Session, TabOwners
 
 log = logging.getLogger("tabpilot.engine")
@@ -89,6 +92,7 @@ class Engine:
         secrets: SecretStore | None = None,
         workflows: WorkflowStore | None = None,
         states: StateStore | None = None,
+        run_records: RunRecordStore | None = None,
     ) -> None:
         self.registry = registry
         self.browser = browser
@@ -103,14 +107,16 @@ class Engine:
         self.workflows = workflows
         self.states = states
         """Saved browser states (configure save_state, ...); None: this engine keeps none."""
+        self.run_records: RunRecordStore = run_records or MemoryRunRecords()
+        """The record of every workflow run (engine/workflows/runs.py writes it); in memory unless given."""
         self.known_secrets: dict[str, str] = {}
         """Secret values this engine resolved for a command: scrubbed from everything read back later
         (captured logs, requests, WebSocket messages)."""
         self.workflow_authors: dict[str, str] = {}
         """Which agent session saved which workflow (import, record) while the app runs: overwriting a
         workflow another session (or the person, or a file) made is shown to the person first."""
-        self.tab_workflows: dict[int, str] = {}
-        """Which workflow runs in which tab: one at a time per tab."""
+        self.tab_locks = TabLocks()
+        """Which run acts in which tab (engine/safety/tab_locks.py): no other command acts there meanwhile."""
         self.last_call = self.clock.monotonic()
         self.browser_expected: Callable[[], bool] = lambda: False
         """True while a browser is on its way (a managed browser launching): calls wait for it."""
@@ -245,9 +251,11 @@ class Engine:
         error: str | None = None
         try:
             scope, pinned = self._approval_scope(command, params, caller)
+            acting = command.targets_tab and (command.kind in ("navigate", "mutate") or scope is not None)
             if command.targets_tab:
-                acting = command.kind in ("navigate", "mutate") or scope is not None
                 await self._pick_tab(params, caller, acting=acting)
+            if acting:
+                await self._check_tab_lock(params)  # before any prompt: a refused action is not asked about
             if scope is not None:
                 # Whatever its command's kind, a call with a page-changing step (a pagination click) is one.
                 started = replace(started, kind="mutate")
@@ -279,6 +287,8 @@ class Engine:
                     params["tab_id"] = tab_id
                     if waited and (command.approval_steps is None or scope.acts_on_current_tab):
                         await self._still_on(tab_id, tab_url, command)
+                if acting and isinstance(params.get("tab_id"), int):
+                    self.tab_locks.check(params["tab_id"])  # a run may have started there while the prompt waited
             job.progressed.subscribe(self._progress_events(started, job))
             job.set_status("running")
             trace.mark("handler_start")
@@ -389,6 +399,21 @@ class Engine:
         if isinstance(found, int) and not isinstance(found, bool):
             owners.check(caller, found, acting=acting, named=False)
             params["tab_id"] = found
+
+    async def _check_tab_lock(self, params: dict[str, Any]) -> None:
+        """An action in a tab a run holds is refused (`workflow_in_progress`, naming the run). A call that
+        names no tab goes to the extension's pick: looked up, but only while some run holds a tab."""
+        if not self.tab_locks.any():
+            return
+        tab_id = params.get("tab_id")
+        if not isinstance(tab_id, int) or isinstance(tab_id, bool):
+            if not self.browser.connected:
+                return  # nothing can act anywhere: the command says extension_not_connected itself
+            found = (await self.browser.request("tabs.resolve", {}, timeout_s=3)).get("tab_id")
+            if not isinstance(found, int) or isinstance(found, bool):
+                return
+            tab_id = found
+        self.tab_locks.check(tab_id)
 
     async def _which_tab(self, job: Job, tab_id: int | None) -> tuple[int | None, str | None]:
         """The tab an approval is for and its address, as the prompt will show them."""

@@ -17,6 +17,7 @@ ErrorCode = Literal[
     "approval_timeout",
     "workflow_in_progress",
     "workflow_not_found",
+    "run_not_found",
     "navigation_redirect",
     "navigation_failed",
     "tab_closed",

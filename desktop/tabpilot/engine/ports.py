@@ -121,6 +121,60 @@ class WorkflowStore(Protocol):
     def runs(self, workflow_id: str) -> list[dict[str, Any]]: ...
 
 
+class RunRecordStore(Protocol):
+    """The record of every run (`runs/<folder>/<run_id>/run.json` and `data.jsonl`), written as the run goes.
+
+    `folder` is the workflow_id, or a reserved name for runs of workflows that were never saved. Writes
+    are atomic (a reader sees the previous step's record or this one's); each folder keeps a bounded
+    number of the newest runs. Blocking calls (files)."""
+
+    def write(self, folder: str, record: Mapping[str, Any]) -> None:
+        """The run's record as it now stands (its `run_id` says which run)."""
+        ...
+
+    def write_rows(self, folder: str, run_id: str, rows: list[dict[str, Any]]) -> None:
+        """The rows the run read so far, one JSON object a line."""
+        ...
+
+    def records(self, folder: str | None = None) -> list[dict[str, Any]]:
+        """The runs of one folder (None: of all), newest first."""
+        ...
+
+    def record(self, run_id: str) -> dict[str, Any] | None: ...
+
+    def rows(self, run_id: str) -> list[dict[str, Any]]: ...
+
+
+class MemoryRunRecords:
+    """Run records kept in memory (an engine with no folder for them), the newest `kept` per folder."""
+
+    def __init__(self, kept: int = 50) -> None:
+        self.kept = kept
+        self._records: dict[str, dict[str, dict[str, Any]]] = {}
+        self._rows: dict[str, list[dict[str, Any]]] = {}
+
+    def write(self, folder: str, record: Mapping[str, Any]) -> None:
+        runs = self._records.setdefault(folder, {})
+        run_id = str(record["run_id"])
+        runs[run_id] = json.loads(json.dumps(dict(record)))
+        for old in sorted(runs)[: max(0, len(runs) - self.kept)]:  # run ids sort by when they started
+            del runs[old]
+            self._rows.pop(old, None)
+
+    def write_rows(self, folder: str, run_id: str, rows: list[dict[str, Any]]) -> None:
+        self._rows[run_id] = json.loads(json.dumps(rows))
+
+    def records(self, folder: str | None = None) -> list[dict[str, Any]]:
+        found = [r for f, runs in self._records.items() if folder in (None, f) for r in runs.values()]
+        return sorted(found, key=lambda r: str(r["run_id"]), reverse=True)
+
+    def record(self, run_id: str) -> dict[str, Any] | None:
+        return next((r for runs in self._records.values() for k, r in runs.items() if k == run_id), None)
+
+    def rows(self, run_id: str) -> list[dict[str, Any]]:
+        return list(self._rows.get(run_id, []))
+
+
 class StateStore(Protocol):
     """Saved browser states (cookies, storages, URL), encrypted at rest; blocking calls (files, keyring)."""
 

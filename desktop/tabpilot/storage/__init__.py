@@ -1,1 +1,1 @@
-"""File adapters: settings, the state file, workflows on disk."""
+"""File adapters: settings, the state file, workflows on disk, the records of their runs."""

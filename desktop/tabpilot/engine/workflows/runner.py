@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import re
+import time
+from asyncio import CancelledError, Future, current_task, ensure_future
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
-from typing import Any, TypedDict
+from typing import Any, Literal, NotRequired, TypedDict, TypeVar
 from urllib.parse import parse_qsl, unquote, urlsplit
 
 from tabpilot.engine.context import CommandContext
@@ -57,6 +59,31 @@ class StepError(TypedDict):
     skipped: bool
 
 
+StepStatus = Literal["complete", "skipped", "failed", "cancelled"]
+
+
+class StepLog(TypedDict):
+    """What one of the workflow's steps did, as the run record keeps it."""
+
+    index: int
+    """Its place in the workflow's `steps` (from 0, as `steps[N]` paths and `failed_step` count)."""
+    label: NotRequired[str]
+    type: str
+    status: StepStatus
+    attempts: int
+    duration_ms: int
+    warnings: NotRequired[list[str]]
+    error: NotRequired[dict[str, str]]
+    """{code, message}: why it failed, or why it was skipped (error_recovery let the run go on)."""
+
+
+class RunStopped(Exception):
+    """The run was asked to stop (configure stop_run): it ends between steps, or its step is interrupted."""
+
+
+T = TypeVar("T")
+
+
 @dataclass
 class RunOutcome:
     data: list[dict[str, Any]] = field(default_factory=list)
@@ -88,23 +115,95 @@ class WorkflowRunner:
         self.recovery = recovery
         self.step_delay_s = step_delay_ms / 1000
         self.outcome = RunOutcome()
+        self.on_step: Callable[[StepLog], None] | None = None
+        """Told after each of the workflow's steps (the run record is written from it)."""
+        self.stop_requested = False
+        self._current: Future[Any] | None = None
+        self._attempts = 0
+
+    def stop(self) -> None:
+        """End the run: before its next step, or now, by cancelling what its current step waits on (a wait,
+        a delay, a browser request; the extension's reply to a cancelled request is dropped)."""
+        self.stop_requested = True
+        if self._current is not None:
+            self._current.cancel()
+
+    async def _interruptible(self, work: Awaitable[T]) -> T:
+        # The task machinery by name: tests stand in for this module's `asyncio` to record its sleeps.
+        task = ensure_future(work)
+        self._current = task
+        try:
+            return await task
+        except CancelledError:
+            current = current_task()
+            if self.stop_requested and task.cancelled() and not (current is not None and current.cancelling()):
+                raise RunStopped from None  # our stop, not the app stopping (that cancels this task too)
+            raise
+        finally:
+            self._current = None
 
     async def run(self) -> RunOutcome:
-        """Run every step; raise StepFailed (with the outcome so far kept here) when the run must stop."""
+        """Run every step; raise StepFailed or RunStopped (with the outcome so far kept here) when the run
+        must stop."""
         total = len(self.steps)
         self.ctx.job.progress(0, total, "starting")
         for i, step in enumerate(self.steps):
+            if self.stop_requested:
+                raise RunStopped
             if i and self.step_delay_s:
-                await asyncio.sleep(self.step_delay_s)
-            await self._guarded(str(i), step)
+                await self._interruptible(asyncio.sleep(self.step_delay_s))
+            await self._logged(i, step)
             self.outcome.steps_completed = i + 1
             self.ctx.job.progress(i + 1, total, f"step {i + 1}/{total}: {step['type']} done")
         return self.outcome
+
+    async def _logged(self, i: int, step: dict[str, Any]) -> None:
+        """One of the workflow's steps, told to `on_step` however it ends."""
+        started = time.monotonic()
+        warned, noted = len(self.outcome.extracted.warnings), len(self.outcome.errors)
+        self._attempts = 0
+        status: StepStatus = "complete"
+        error: TabpilotError | None = None
+        try:
+            await self._interruptible(self._guarded(str(i), step))
+        except StepFailed as exc:
+            if self.stop_requested:  # a step that turned the cancellation into an error of its own
+                status = "cancelled"
+                raise RunStopped from exc
+            status, error = "failed", exc.error
+            raise
+        except (RunStopped, CancelledError):
+            status = "cancelled"
+            raise
+        finally:
+            skipped = [e for e in self.outcome.errors[noted:] if e["step"] == str(i)]
+            if status == "complete" and skipped:
+                status = "skipped"
+            entry: StepLog = {
+                "index": i,
+                "type": str(step["type"]),
+                "status": status,
+                "attempts": max(self._attempts, 1),
+                "duration_ms": round((time.monotonic() - started) * 1000),
+            }
+            if isinstance(step.get("label"), str):
+                entry["label"] = step["label"]
+            warnings = self.outcome.extracted.warnings[warned:]
+            if warnings:
+                entry["warnings"] = list(warnings)
+            if error is not None:
+                entry["error"] = {"code": error.code, "message": error.message}
+            elif status == "skipped":
+                entry["error"] = {"code": skipped[-1]["error"], "message": skipped[-1]["message"]}
+            if self.on_step is not None:
+                self.on_step(entry)
 
     async def _guarded(self, index: str, step: dict[str, Any]) -> None:
         """One step under the error-recovery policy."""
         attempts = 0
         while True:
+            if "." not in index:
+                self._attempts += 1  # the workflow's own step (not one inside a branch): counted in its log
             try:
                 await self._step(index, step)
                 return
@@ -210,6 +309,8 @@ async def _if_exists(runner: WorkflowRunner, index: str, step: dict[str, Any]) -
     found = await runner.ctx.browser_request("dom.count", {"tab_id": runner.tab_id, "selector": step["selector"]})
     branch, name = (step.get("then") or [], "then") if found.get("count") else (step.get("else") or [], "else")
     for j, inner in enumerate(branch):
+        if runner.stop_requested:
+            raise RunStopped
         if j and runner.step_delay_s:
             await asyncio.sleep(runner.step_delay_s)
         await runner._guarded(f"{index}.{name}[{j}]", inner)

@@ -26,7 +26,8 @@ from tabpilot.engine.workflows.extract import (
     extract,
 )
 from tabpilot.engine.workflows.extract_spec import parse_schema
-from tabpilot.engine.workflows.runner import StepError, StepFailed, WorkflowRunner
+from tabpilot.engine.workflows.runner import RunOutcome, RunStopped, StepError, StepFailed, WorkflowRunner
+from tabpilot.engine.workflows.runs import LiveRun, end_run, start_run
 from tabpilot.engine.workflows.workflows import (
     MAX_STEPS,
     Workflow,
@@ -112,8 +113,11 @@ class Scraped(TypedDict):
 
 
 class WorkflowRun(TypedDict):
-    status: Literal["complete"]
+    status: Literal["complete", "cancelled"]
+    """`cancelled`: stopped (configure stop_run) before its last step; the rows read until then are kept."""
     correlation_id: str
+    run_id: str
+    """Its record: observe {what:'runs', run_id}."""
     workflow_id: str
     steps_completed: int
     steps_total: int
@@ -282,15 +286,47 @@ async def _run(
         recovery=workflow.error_recovery,
         step_delay_ms=engine.config.step_delay_ms if delay is None else delay,
     )
-    engine.tab_workflows[tab_id] = workflow.workflow_id
+    live = start_run(ctx, workflow, runner, tab_id, secrets, saved=recorded or replayed)
     started_at, started = _now(), time.monotonic()
     failure: StepFailed | None = None
+    stopped = False
     try:
-        outcome = await runner.run()
-    except StepFailed as exc:
-        failure, outcome = exc, runner.outcome
+        try:
+            outcome = await runner.run()
+        except StepFailed as exc:
+            failure, outcome = exc, runner.outcome
+        except RunStopped:
+            stopped, outcome = True, runner.outcome
+        ended = _Ended(outcome, failure, stopped, started, started_at)
+        return _finish(ctx, workflow, live, steps, secrets, ended, recorded=recorded, replayed=replayed)
     finally:
-        engine.tab_workflows.pop(tab_id, None)
+        end_run(live)
+
+
+@dataclass(frozen=True)
+class _Ended:
+    """How a run's steps ended: all done, one failed, or stopped; and when it started."""
+
+    outcome: RunOutcome
+    failure: StepFailed | None
+    stopped: bool
+    started: float
+    started_at: str
+
+
+def _finish(
+    ctx: CommandContext,
+    workflow: Workflow,
+    live: LiveRun,
+    steps: list[dict[str, Any]],
+    secrets: dict[str, str],
+    ended: _Ended,
+    *,
+    recorded: bool,
+    replayed: bool,
+) -> WorkflowRun:
+    """The run's answer (or its error), and its record's last state."""
+    outcome, failure, stopped, started = ended.outcome, ended.failure, ended.stopped, ended.started
     extracted = outcome.extracted
     metadata: RunMetadata = {
         "duration_ms": round((time.monotonic() - started) * 1000),
@@ -312,8 +348,9 @@ async def _run(
     if extracted.validation_errors:
         metadata["validation_errors"] = extracted.validation_errors
     built: WorkflowRun = {
-        "status": "complete",
+        "status": "cancelled" if stopped else "complete",
         "correlation_id": ctx.job.correlation_id,
+        "run_id": live.run_id,
         "workflow_id": workflow.workflow_id,
         "steps_completed": outcome.steps_completed,
         "steps_total": len(steps),
@@ -329,6 +366,7 @@ async def _run(
         details = {k: v for k, v in cause.details.items() if k not in ("correlation_id",)}
         details = {
             **scrub(details, secrets),  # the wire's details first: ours win where names clash
+            "run_id": live.run_id,
             "workflow_id": workflow.workflow_id,
             "failed_step": failure.index,
             "steps_completed": outcome.steps_completed,
@@ -344,7 +382,10 @@ async def _run(
             scrub(f"Step {failure.index} ({_step_at(steps, failure.index)}) failed: {cause.message}", secrets),
             **details,
         )
-    _keep_run(ctx, workflow, started_at, result, error, recorded or replayed)
+        live.finish("partial" if keep and extracted.rows else "failed", error)
+    else:
+        live.finish("cancelled" if stopped else "complete")
+    _keep_run(ctx, workflow, ended.started_at, result, error, recorded or replayed)
     if error is not None:
         raise error
     return result
@@ -352,13 +393,7 @@ async def _run(
 
 def _preflight(engine: Any, workflow: Workflow, tab_id: int) -> None:
     """What refuses a workflow before any step runs (and before it is recorded)."""
-    running = engine.tab_workflows.get(tab_id)
-    if running is not None:
-        raise TabpilotError(
-            "workflow_in_progress",
-            f"Workflow {running} is still running in this tab; wait for it or use another tab.",
-            active_workflow_id=running,
-        )
+    engine.tab_locks.check(tab_id)  # a run in this tab already (the gate checked too: a tab looked up since)
     _refuse_page_actions(engine, workflow.steps)
     for url in navigate_urls(workflow.steps):
         filled = _fill_params(url, workflow.params)
@@ -393,10 +428,11 @@ def _keep_run(
     if store is None or not saved:
         return
     run = {
+        "run_id": result["run_id"],
         "correlation_id": ctx.job.correlation_id,
         "started_at": started_at,
         "finished_at": _now(),
-        "status": "error" if error else "complete",
+        "status": "error" if error else result["status"],
         "error": error.code if error else None,
         "message": error.message if error else None,
         "steps_completed": result["steps_completed"],
@@ -561,6 +597,7 @@ COMMANDS: list[Command[Any]] = [
         {
             "status": "complete",
             "correlation_id": "corr-1a2b3c4d5e6f",
+            "run_id": "run-20260101-090000-123-a1b2c3",
             "workflow_id": "wf-news-20260101",
             "steps_completed": 2,
             "steps_total": 2,
@@ -586,6 +623,7 @@ COMMANDS: list[Command[Any]] = [
         {
             "status": "complete",
             "correlation_id": "corr-1a2b3c4d5e6f",
+            "run_id": "run-20260101-090000-123-a1b2c3",
             "workflow_id": "wf-news-20260101",
             "steps_completed": 2,
             "steps_total": 2,

@@ -15,6 +15,7 @@ from tabpilot.engine.errors import TabpilotError
 from tabpilot.engine.ports import ApprovalDecision
 from tabpilot.engine.safety.pilot import PilotState
 from tabpilot.engine.safety.policy import ApprovalPolicy, MemoryRules, Rule
+from tabpilot.engine.safety.tab_locks import TabHold
 from tabpilot.storage.workflow_store import DiskWorkflowStore
 from tests.unit.engine.conftest import EngineFactory
 from tests.unit.engine.scrape_support import TAB, error_of, page, page_calls, replay_args, rows
@@ -63,6 +64,7 @@ async def test_replay_runs_the_saved_steps(engine: Engine, browser: FakeBrowser,
     assert set(result) == {
         "status",
         "correlation_id",
+        "run_id",
         "workflow_id",
         "steps_completed",
         "steps_total",
@@ -309,7 +311,7 @@ async def test_a_replay_keeps_secrets_out_of_its_run(
 
 
 async def test_replay_in_a_busy_tab(engine: Engine, browser: FakeBrowser) -> None:
-    engine.tab_workflows[7] = "wf-other"
+    engine.tab_locks.take(7, TabHold("run-20260101-000000-000-abcdef", "wf-other"))
     error = await error_of(engine.call("interact", replay_args(WF)))
     assert error.code == "workflow_in_progress"
     assert error.details["active_workflow_id"] == "wf-other"

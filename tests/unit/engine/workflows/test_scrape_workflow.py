@@ -132,6 +132,7 @@ async def test_the_result_has_the_contract_shape(wf_engine: Engine, browser: Fak
     assert set(result) == {
         "status",
         "correlation_id",
+        "run_id",
         "workflow_id",
         "steps_completed",
         "steps_total",
@@ -512,7 +513,7 @@ async def test_a_second_workflow_in_the_same_tab_is_refused(wf_engine: Engine, b
     browser.replies["dom.wait"] = blocker
     first = await wf_engine.call("interact", workflow_args([{"type": "wait", "selector": ".slow"}], background=True))
     await asyncio.wait_for(blocker.entered.wait(), 5)
-    assert wf_engine.tab_workflows == {7: WF_ID}
+    assert wf_engine.tab_locks.any()
 
     error = await error_of(wf_engine.call("interact", workflow_args([EXTRACT], name="other")))
     assert error.code == "workflow_in_progress"
@@ -525,7 +526,7 @@ async def test_a_second_workflow_in_the_same_tab_is_refused(wf_engine: Engine, b
 
     blocker.release.set()
     assert (await final(wf_engine, first["correlation_id"]))["status"] == "complete"
-    assert wf_engine.tab_workflows == {}
+    assert not wf_engine.tab_locks.any()
     again = await wf_engine.call("interact", workflow_args([EXTRACT], name="other"))
     assert again["status"] == "complete"
 
@@ -533,7 +534,7 @@ async def test_a_second_workflow_in_the_same_tab_is_refused(wf_engine: Engine, b
 async def test_the_tab_is_free_again_after_a_failure(wf_engine: Engine, browser: FakeBrowser) -> None:
     browser.replies["dom.wait"] = TabpilotError("tab_closed", "closed")
     await error_of(wf_engine.call("interact", workflow_args([{"type": "wait", "selector": ".x"}])))
-    assert wf_engine.tab_workflows == {}
+    assert not wf_engine.tab_locks.any()
 
 
 # -- branches -----------------------------------------------------------------------------------------
@@ -623,7 +624,7 @@ async def test_a_denied_workflow_does_nothing(
     assert error.code == "approval_denied"
     assert page_calls(browser) == []
     assert store.files == {}
-    assert wf_engine.tab_workflows == {}
+    assert not wf_engine.tab_locks.any()
 
 
 async def test_reading_workflows_never_ask(wf_engine: Engine, browser: FakeBrowser, approvals: FakeApprovals) -> None:
