@@ -255,7 +255,8 @@ class Engine:
             if command.targets_tab:
                 await self._pick_tab(params, caller, acting=acting)
             if acting:
-                await self._check_tab_lock(params)  # before any prompt: a refused action is not asked about
+                # Before any prompt: a refused action is not asked about.
+                await self._check_tab_lock(params, pin=command.targets_tab)
             if scope is not None:
                 # Whatever its command's kind, a call with a page-changing step (a pagination click) is one.
                 started = replace(started, kind="mutate")
@@ -400,9 +401,10 @@ class Engine:
             owners.check(caller, found, acting=acting, named=False)
             params["tab_id"] = found
 
-    async def _check_tab_lock(self, params: dict[str, Any]) -> None:
+    async def _check_tab_lock(self, params: dict[str, Any], *, pin: bool) -> None:
         """An action in a tab a run holds is refused (`workflow_in_progress`, naming the run). A call that
-        names no tab goes to the extension's pick: looked up, but only while some run holds a tab."""
+        names no tab goes to the extension's pick: looked up, but only while some run holds a tab, and then
+        pinned to the tab checked (`pin`), so that a tab coming to the front meanwhile cannot be the one acted in."""
         if not self.tab_locks.any():
             return
         tab_id = params.get("tab_id")
@@ -413,6 +415,10 @@ class Engine:
             if not isinstance(found, int) or isinstance(found, bool):
                 return
             tab_id = found
+            self.tab_locks.check(tab_id)
+            if pin:
+                params["tab_id"] = tab_id
+            return
         self.tab_locks.check(tab_id)
 
     async def _which_tab(self, job: Job, tab_id: int | None) -> tuple[int | None, str | None]:

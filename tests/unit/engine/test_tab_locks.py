@@ -55,3 +55,22 @@ async def test_a_click_in_the_runs_tab_is_refused_naming_the_run(
     assert (await final(engine, correlation_id))["status"] == "complete"
     await engine.call("interact", {"action": "click", "selector": "#next", "tab_id": 7})  # the tab is free again
     assert [c.params.get("tab_id") for c in browser.calls if c.op == "dom.click"] == [8, 7]
+
+
+async def test_a_call_naming_no_tab_acts_in_the_tab_that_was_checked(
+    make_engine: EngineFactory, browser: FakeBrowser, approvals: FakeApprovals
+) -> None:
+    """While a run holds tab 7, a navigate naming no tab (no prompt to pin it) is checked against the tab in
+    front (8) and sent there by id: had the run's tab come to the front meanwhile, it would not land in it."""
+    engine, blocker, correlation_id = await _running_in_tab_7(make_engine, browser)
+
+    async def front_is_8(params: dict[str, Any]) -> dict[str, Any]:
+        return {**TAB, "tab_id": params.get("tab_id", 8)}
+
+    browser.replies["tabs.resolve"] = front_is_8
+    browser.replies["tab.navigate"] = {"status": "complete", "url": "https://a.test/2", "title": "2"}
+    await engine.call("interact", {"action": "navigate", "url": "https://a.test/2"})
+    assert [c.params.get("tab_id") for c in browser.calls if c.op == "tab.navigate"] == [8]
+    assert approvals.requests == []
+    blocker.release.set()
+    assert (await final(engine, correlation_id))["status"] == "complete"
