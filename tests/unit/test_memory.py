@@ -1,11 +1,9 @@
-"""Freed memory goes back to the system (glibc's malloc_trim) when the app is quiet."""
+"""Freed memory goes back to the system (glibc's malloc_trim) when the app is quiet. Like the rest of the suite
+(Xvfb, gnome-keyring, /proc), this runs on Linux."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
-
-import pytest
 
 from tabpilot import memory
 
@@ -17,7 +15,6 @@ def _rss_kb() -> int:
     raise AssertionError("no VmRSS")
 
 
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's allocator: Linux only")
 def test_pages_freed_after_a_burst_go_back() -> None:
     # Blocks glibc hands out from its heap (as page reads, images and JSON a burst of calls leaves): once
     # freed, the pages stay with the allocator while anything above them is still in use.
