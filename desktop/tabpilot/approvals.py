@@ -7,11 +7,11 @@ import json
 import logging
 import sys
 import threading
-import unicodedata
 from typing import Literal
 
 from tabpilot.engine.ports import ApprovalDecision, ApprovalRequest, reported_agent
 from tabpilot.engine.safety.redact import redact_params
+from tabpilot.visible_text import visible
 
 log = logging.getLogger("tabpilot.approval")
 
@@ -72,9 +72,9 @@ class TerminalPrompt:
             lines = self._reader()
             while not lines.empty():
                 lines.get_nowait()  # typed while nobody was asking
-            where = f" on {_terminal_safe(request.tab_url)}" if request.tab_url else ""
+            where = f" on {visible(request.tab_url, keep='')}" if request.tab_url else ""
             steps = "".join(f"\n           - {json.dumps(dict(step))}" for step in request.steps)
-            agent = _terminal_safe(reported_agent(request.agent))
+            agent = visible(reported_agent(request.agent), keep="")
             sys.stderr.write(
                 f"\n[tabpilot] an agent that {agent} wants {request.tool} {request.mode}{where}\n"
                 f"           {json.dumps(dict(request.params))}{steps}\n           Allow? [y/N] "
@@ -84,12 +84,6 @@ class TerminalPrompt:
             allow = answer.strip().lower() in ("y", "yes")
             log.info("%s %s at the terminal", "allowed" if allow else "denied", _for(request))
             return ApprovalDecision(allow=allow, decided_by="person")
-
-
-def _terminal_safe(text: str) -> str:
-    """Text an agent or a page chose, as a terminal shows it: control and format characters (a right-to-left
-    override that reorders the line, an escape sequence) written out as \\uXXXX instead of acting."""
-    return "".join(f"\\u{ord(ch):04x}" if unicodedata.category(ch) in ("Cc", "Cf") else ch for ch in text)
 
 
 def headless_approvals(mode: ApproveMode) -> DenyAll | AutoApprove | TerminalPrompt:

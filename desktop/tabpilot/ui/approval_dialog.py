@@ -57,8 +57,9 @@ from tabpilot.engine.ports import ApprovalDecision, ApprovalRequest, reported_ag
 from tabpilot.engine.safety.policy import CLASS_WORDS, SITE_RULE_CLASSES, class_name
 from tabpilot.observers import Observers
 from tabpilot.ui.icons import app_icon
-from tabpilot.ui.plain import breakable, make_plain, one_line, plain_label, rich_label, tooltip, visible
+from tabpilot.ui.plain import breakable, make_plain, one_line, plain_label, rich_label, tooltip
 from tabpilot.ui.workflow_plan import Plan, plan_for
+from tabpilot.visible_text import visible
 
 if TYPE_CHECKING:
     from tabpilot.app_facade import AppFacade

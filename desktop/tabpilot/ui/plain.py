@@ -12,28 +12,19 @@ from __future__ import annotations
 
 import html
 import re
-import unicodedata
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import Qt as GuiQt
 from PySide6.QtWidgets import QLabel, QMessageBox, QWidget
 
+from tabpilot.visible_text import visible
+
 BREAK_AFTER = 40
 """A run of this many characters without a space gets a place to wrap (a zero-width space)."""
 _LONG_RUN = re.compile(rf"\S{{{BREAK_AFTER}}}(?=\S)")
-_BIDI = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
 NOTIFICATION_LOOKALIKES = str.maketrans({"<": "\uff1c", ">": "\uff1e", "&": "\uff06"})
 """`<`, `>`, `&` as their full-width forms: a notification server that renders markup sees none, and one that
 does not shows no `&lt;` either."""
-
-
-def visible(text: str) -> str:
-    """Characters that would reorder or hide what follows them (bidi overrides, control characters) written
-    out as `\\u202e`; line breaks and tabs are kept."""
-    return "".join(
-        f"\\u{ord(ch):04x}" if ch in _BIDI or (unicodedata.category(ch) == "Cc" and ch not in "\n\t") else ch
-        for ch in text
-    )
 
 
 def one_line(text: str, limit: int = 0) -> str:
