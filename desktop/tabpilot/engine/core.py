@@ -256,7 +256,7 @@ class Engine:
                 await self._pick_tab(params, caller, acting=acting)
             if acting:
                 # Before any prompt: a refused action is not asked about.
-                await self._check_tab_lock(params, pin=command.targets_tab)
+                await self._check_tab_lock(params)
             if scope is not None:
                 # Whatever its command's kind, a call with a page-changing step (a pagination click) is one.
                 started = replace(started, kind="mutate")
@@ -401,10 +401,10 @@ class Engine:
             owners.check(caller, found, acting=acting, named=False)
             params["tab_id"] = found
 
-    async def _check_tab_lock(self, params: dict[str, Any], *, pin: bool) -> None:
+    async def _check_tab_lock(self, params: dict[str, Any]) -> None:
         """An action in a tab a run holds is refused (`workflow_in_progress`, naming the run). A call that
         names no tab goes to the extension's pick: looked up, but only while some run holds a tab, and then
-        pinned to the tab checked (`pin`), so that a tab coming to the front meanwhile cannot be the one acted in."""
+        pinned to the tab checked, so that a tab coming to the front meanwhile cannot be the one acted in."""
         if not self.tab_locks.any():
             return
         tab_id = params.get("tab_id")
@@ -414,11 +414,7 @@ class Engine:
             found = (await self.browser.request("tabs.resolve", {}, timeout_s=3)).get("tab_id")
             if not isinstance(found, int) or isinstance(found, bool):
                 return
-            tab_id = found
-            self.tab_locks.check(tab_id)
-            if pin:
-                params["tab_id"] = tab_id
-            return
+            params["tab_id"] = tab_id = found  # only commands that target a tab act (see `acting`)
         self.tab_locks.check(tab_id)
 
     async def _which_tab(self, job: Job, tab_id: int | None) -> tuple[int | None, str | None]:
